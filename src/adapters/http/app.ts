@@ -1,0 +1,38 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { DomainError } from '../../domain/shared/domain-error.js';
+import type { Logger } from '../logging/logger.js';
+import { errorHandler } from './error-handler.js';
+import { normalizeTrailingSlash } from './normalize-path.js';
+import { originCheck } from './origin-check.js';
+import { securityHeaders } from './security-headers.js';
+import type { GatehouseState } from './state.js';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  trustedOrigins: readonly string[];
+  trustProxy: boolean;
+  routers: Router<GatehouseState>[];
+}
+
+/** The Koa application: cross-cutting middleware, then each router. */
+export function createHttpApp(options: HttpAppOptions): Koa<GatehouseState> {
+  const app = new Koa<GatehouseState>({ proxy: options.trustProxy });
+  // Errors are answered by errorHandler; this only silences Koa's default stderr printing.
+  app.silent = true;
+  app.use(errorHandler(options.logger));
+  app.use(securityHeaders());
+  app.use(normalizeTrailingSlash());
+  app.use(originCheck(options.trustedOrigins));
+  const root = new Router<GatehouseState>();
+  for (const router of options.routers) root.use(router.routes());
+  app.use(root.routes());
+  app.use(
+    root.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.'),
+      notImplemented: () => new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.'),
+    }),
+  );
+  return app;
+}

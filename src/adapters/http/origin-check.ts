@@ -1,0 +1,27 @@
+import type { Middleware } from 'koa';
+import { DomainError } from '../../domain/shared/domain-error.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * CSRF defence beside JSON-only bodies and SameSite cookies (ASVS 3.5.1-3.5.3): a state-changing
+ * request whose `Origin` names another site not in TRUSTED_ORIGINS, or whose `Sec-Fetch-Site`
+ * says cross-site without a trusted Origin, is refused.
+ */
+export function originCheck(trustedOrigins: readonly string[]): Middleware {
+  const trusted = new Set(trustedOrigins);
+  return async (ctx, next) => {
+    if (!SAFE_METHODS.has(ctx.method)) {
+      const origin = ctx.get('Origin');
+      const fetchSite = ctx.get('Sec-Fetch-Site').toLowerCase();
+      const originTrusted = origin !== '' && (origin === ctx.origin || trusted.has(origin));
+      if (origin !== '' && !originTrusted) {
+        throw new DomainError('ORIGIN_REJECTED', 'Requests from this origin are not accepted.');
+      }
+      if (fetchSite === 'cross-site' && !originTrusted) {
+        throw new DomainError('ORIGIN_REJECTED', 'Cross-site requests are not accepted.');
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,72 @@
+import Router from '@koa/router';
+import type { ChangePassword } from '../../../application/change-password.js';
+import type { Logout } from '../../../application/logout.js';
+import type { PasswordLogin } from '../../../application/password-login.js';
+import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
+import { clientInfo } from '../client-info.js';
+import { type CookieSettings, clearedSessionCookie, readCookie, sessionCookie } from '../cookies.js';
+import { readJsonBody } from '../json-body.js';
+import {
+  emptyRequestSchema,
+  loginRequestSchema,
+  parseBody,
+  passwordChangeRequestSchema,
+} from '../schemas.js';
+import { sessionGuard } from '../session-guard.js';
+import type { GatehouseState } from '../state.js';
+
+export interface SessionRouteDeps {
+  passwordLogin: PasswordLogin;
+  logout: Logout;
+  changePassword: ChangePassword;
+  authenticator: SessionAuthenticator;
+  cookie: CookieSettings;
+  /** Cookie Max-Age: the absolute session lifetime (contract 3). */
+  absoluteTimeoutS: number;
+}
+
+/** The password half: login, logout, current session, password change. */
+export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
+  const router = new Router<GatehouseState>();
+  const cookieName = deps.cookie.name;
+
+  router.post('/api/v1/login/', async (ctx) => {
+    const body = parseBody(loginRequestSchema, await readJsonBody(ctx));
+    const result = await deps.passwordLogin.execute({
+      username: body.username,
+      password: body.password,
+      presentedToken: readCookie(ctx.get('Cookie'), cookieName),
+      client: clientInfo(ctx),
+    });
+    ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
+    ctx.body = { ids: result.ids, profile: result.profile };
+  });
+
+  router.post('/api/v1/logout/', async (ctx) => {
+    parseBody(emptyRequestSchema, await readJsonBody(ctx));
+    await deps.logout.execute(readCookie(ctx.get('Cookie'), cookieName));
+    ctx.append('Set-Cookie', clearedSessionCookie(deps.cookie));
+    ctx.body = {};
+  });
+
+  router.get('/api/v1/session/', sessionGuard(deps.authenticator, { cookieName }), (ctx) => {
+    ctx.body = deps.authenticator.view(ctx.state.gatehouse!);
+  });
+
+  router.post(
+    '/api/v1/password/',
+    sessionGuard(deps.authenticator, { cookieName, allowExpiredCredentials: true }),
+    async (ctx) => {
+      const body = parseBody(passwordChangeRequestSchema, await readJsonBody(ctx));
+      const result = await deps.changePassword.execute(ctx.state.gatehouse!, {
+        oldPassword: body.old_password,
+        newPassword: body.new_password,
+        client: clientInfo(ctx),
+      });
+      ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
+      ctx.body = { ids: result.ids, profile: result.profile };
+    },
+  );
+
+  return router;
+}

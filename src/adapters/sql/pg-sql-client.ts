@@ -1,0 +1,114 @@
+import pg from 'pg';
+import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
+import { translateStoreError } from './store-errors.js';
+
+export interface PgSqlClientOptions {
+  connectionString: string;
+  poolSize: number;
+  /** How long a request may queue for a connection before it is shed with 503. */
+  connectionTimeoutMs: number;
+  statementTimeoutMs: number;
+  onPoolError?: (error: Error) => void;
+}
+
+function executor(client: pg.ClientBase): SqlExecutor {
+  return {
+    async query<Row>(
+      text: string,
+      params: readonly unknown[] = [],
+      name?: string,
+    ): Promise<QueryResult<Row>> {
+      try {
+        const result = await client.query({ text, values: params as unknown[], ...(name ? { name } : {}) });
+        return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+      } catch (error) {
+        return translateStoreError(error);
+      }
+    },
+    async exec(script: string): Promise<void> {
+      try {
+        await client.query(script);
+      } catch (error) {
+        translateStoreError(error);
+      }
+    },
+  };
+}
+
+/** PostgreSQL through a `pg` Pool. */
+export class PgSqlClient implements SqlClient {
+  readonly kind = 'postgres' as const;
+  readonly pool: pg.Pool;
+
+  constructor(options: PgSqlClientOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize,
+      connectionTimeoutMillis: options.connectionTimeoutMs,
+      statement_timeout: options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + 1000,
+      idleTimeoutMillis: 30_000,
+      allowExitOnIdle: true,
+    });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    this.pool.on('error', (error) => options.onPoolError?.(error));
+  }
+
+  async query<Row = Record<string, unknown>>(
+    text: string,
+    params: readonly unknown[] = [],
+    name?: string,
+  ): Promise<QueryResult<Row>> {
+    try {
+      const result = await this.pool.query({ text, values: params as unknown[], ...(name ? { name } : {}) });
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+    } catch (error) {
+      return translateStoreError(error);
+    }
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      return translateStoreError(error);
+    }
+    let broken = false;
+    try {
+      await executor(client).query('BEGIN');
+      const result = await work(executor(client));
+      await executor(client).query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async exec(script: string): Promise<void> {
+    try {
+      await this.pool.query(script);
+    } catch (error) {
+      translateStoreError(error);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,60 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
+
+type PgliteLike = Pick<PGlite, 'query' | 'exec'>;
+
+function executor(db: PgliteLike): SqlExecutor {
+  return {
+    async query<Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+      const result = await db.query<Row>(text, params as unknown[]);
+      // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned.
+      return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+    },
+    async exec(script: string): Promise<void> {
+      await db.exec(script);
+    },
+  };
+}
+
+/**
+ * Embedded PostgreSQL (PGlite, WebAssembly) in a data directory: the default when no
+ * DATABASE_URL is set, so the service runs on a bare machine. One connection; PGlite queues
+ * statements and transactions itself.
+ */
+export class PgliteSqlClient implements SqlClient {
+  readonly kind = 'pglite' as const;
+
+  private constructor(readonly db: PGlite) {}
+
+  /** `dataDir` undefined means in memory. `loadDataDir` restores a dumped template (fast start in tests). */
+  static async open(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<PgliteSqlClient> {
+    const db = await PGlite.create({
+      ...(dataDir ? { dataDir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
+    return new PgliteSqlClient(db);
+  }
+
+  query<Row = Record<string, unknown>>(
+    text: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<Row>> {
+    return executor(this.db).query<Row>(text, params);
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) => work(executor(tx)));
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.db.exec(script);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.closed) await this.db.close();
+  }
+}

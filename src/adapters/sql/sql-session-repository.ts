@@ -1,0 +1,165 @@
+import type { LoginMethod, SessionRecord, SessionWithUser } from '../../domain/session/session.js';
+import type { SessionRepository } from '../../domain/session/session-repository.port.js';
+import type { SqlExecutor } from './sql-client.js';
+import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
+
+const SESSION_COLUMNS = `
+  s.token_hash, s.handle, s.user_id AS s_user_id, s.method, s.created_at AS s_created_at, s.last_seen_at,
+  s.expires_at, s.client_address, s.user_agent, s.sso_issuer, s.sso_subject, s.sso_sid, s.sso_id_token,
+  s.sso_access_token, s.sso_refresh_token`;
+
+interface SessionRow {
+  token_hash: string;
+  handle: string;
+  s_user_id: string;
+  method: LoginMethod;
+  s_created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  client_address: string | null;
+  user_agent: string | null;
+  sso_issuer: string | null;
+  sso_subject: string | null;
+  sso_sid: string | null;
+  sso_id_token: string | null;
+  sso_access_token: string | null;
+  sso_refresh_token: string | null;
+}
+
+function sessionFromRow(row: SessionRow): SessionRecord {
+  return {
+    tokenHash: row.token_hash,
+    handle: row.handle,
+    userId: row.s_user_id,
+    method: row.method,
+    createdAt: row.s_created_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+    clientAddress: row.client_address,
+    userAgent: row.user_agent,
+    sso:
+      row.sso_issuer && row.sso_subject
+        ? {
+            issuer: row.sso_issuer,
+            subject: row.sso_subject,
+            sid: row.sso_sid,
+            idToken: row.sso_id_token,
+            accessTokenSealed: row.sso_access_token,
+            refreshTokenSealed: row.sso_refresh_token,
+          }
+        : null,
+  };
+}
+
+export class SqlSessionRepository implements SessionRepository {
+  constructor(private readonly sql: SqlExecutor) {}
+
+  async create(session: SessionRecord): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO sessions (token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
+         client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
+         sso_refresh_token)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+      [
+        session.tokenHash,
+        session.handle,
+        session.userId,
+        session.method,
+        session.createdAt,
+        session.lastSeenAt,
+        session.expiresAt,
+        session.clientAddress,
+        session.userAgent,
+        session.sso?.issuer ?? null,
+        session.sso?.subject ?? null,
+        session.sso?.sid ?? null,
+        session.sso?.idToken ?? null,
+        session.sso?.accessTokenSealed ?? null,
+        session.sso?.refreshTokenSealed ?? null,
+      ],
+      'session_create',
+    );
+  }
+
+  /** The hot path: one primary-key lookup joined with the user and backend, a prepared statement. */
+  async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
+    const { rows } = await this.sql.query<SessionRow & UserRow>(
+      `SELECT ${SESSION_COLUMNS}, ${USER_COLUMNS}
+         FROM sessions s JOIN users u ON u.user_id = s.user_id LEFT JOIN backends b ON b.name = u.backend_name
+        WHERE s.token_hash = $1`,
+      [tokenHash],
+      'session_by_token_hash',
+    );
+    const row = rows[0];
+    return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+  }
+
+  async touch(tokenHash: string, now: Date): Promise<void> {
+    await this.sql.query(
+      'UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1 AND last_seen_at < $2',
+      [tokenHash, now],
+      'session_touch',
+    );
+  }
+
+  async deleteByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
+    const { rows } = await this.sql.query<SessionRow>(
+      `DELETE FROM sessions s WHERE s.token_hash = $1 RETURNING ${SESSION_COLUMNS}`,
+      [tokenHash],
+      'session_delete',
+    );
+    return rows[0] ? sessionFromRow(rows[0]) : null;
+  }
+
+  async deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number> {
+    const { rowCount } = await this.sql.query(
+      'DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2',
+      [userId, exceptTokenHash ?? ''],
+    );
+    return rowCount;
+  }
+
+  async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<number> {
+    if (by.sid) {
+      const { rowCount } = await this.sql.query(
+        'DELETE FROM sessions WHERE sso_issuer = $1 AND sso_sid = $2',
+        [issuer, by.sid],
+      );
+      return rowCount;
+    }
+    if (by.subject) {
+      const { rowCount } = await this.sql.query(
+        'DELETE FROM sessions WHERE sso_issuer = $1 AND sso_subject = $2',
+        [issuer, by.subject],
+      );
+      return rowCount;
+    }
+    return 0;
+  }
+
+  async listForUser(userId: string): Promise<SessionRecord[]> {
+    const { rows } = await this.sql.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.user_id = $1 ORDER BY s.created_at DESC`,
+      [userId],
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  async deleteByHandle(userId: string, handle: string): Promise<boolean> {
+    const { rowCount } = await this.sql.query('DELETE FROM sessions WHERE user_id = $1 AND handle = $2', [
+      userId,
+      handle,
+    ]);
+    return rowCount === 1;
+  }
+
+  async purgeExpired(now: Date, idleTimeoutS: number, limit: number): Promise<number> {
+    const idleCutoff = new Date(now.getTime() - idleTimeoutS * 1000);
+    const { rowCount } = await this.sql.query(
+      `DELETE FROM sessions WHERE token_hash IN (
+         SELECT token_hash FROM sessions WHERE expires_at <= $1 OR last_seen_at <= $2 LIMIT $3)`,
+      [now, idleCutoff, limit],
+    );
+    return rowCount;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Repositories, Store } from '../../domain/store.port.js';
+import { type Migration, migrationsApplied } from './migrator.js';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
+import { SqlSessionRepository } from './sql-session-repository.js';
+import { SqlThrottleStore } from './sql-throttle-store.js';
+import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
+
+function repositoriesOn(sql: SqlExecutor): Repositories {
+  return {
+    users: new SqlUserRepository(sql),
+    sessions: new SqlSessionRepository(sql),
+    throttle: new SqlThrottleStore(sql),
+    directory: new SqlDirectoryRepository(sql),
+  };
+}
+
+/** The Store port over any SqlClient (pg or PGlite). */
+export class SqlStore implements Store {
+  readonly users;
+  readonly sessions;
+  readonly throttle;
+  readonly directory;
+
+  constructor(
+    readonly client: SqlClient,
+    private readonly migrations: Migration[],
+  ) {
+    const repositories = repositoriesOn(client);
+    this.users = repositories.users;
+    this.sessions = repositories.sessions;
+    this.throttle = repositories.throttle;
+    this.directory = repositories.directory;
+  }
+
+  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+    return this.client.transaction((tx) => work(repositoriesOn(tx)));
+  }
+
+  async isReady(): Promise<boolean> {
+    try {
+      return await migrationsApplied(this.client, this.migrations);
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

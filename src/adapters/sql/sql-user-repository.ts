@@ -1,0 +1,165 @@
+import { DomainError } from '../../domain/shared/domain-error.js';
+import type { User } from '../../domain/user/user.js';
+import type { DirectoryRepository, NewUser, UserRepository } from '../../domain/user/user-repository.port.js';
+import type { SqlExecutor } from './sql-client.js';
+import { sqlErrorCode } from './store-errors.js';
+import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
+
+const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u LEFT JOIN backends b ON b.name = u.backend_name`;
+
+function translateWriteError(error: unknown, what: string): never {
+  const code = sqlErrorCode(error);
+  if (code === '23505') throw new DomainError('CONFLICT', `${what} already exists.`, { cause: error });
+  if (code === '23503') {
+    throw new DomainError('INVALID_REQUEST', `${what} refers to an unknown tenant, group or backend.`, {
+      cause: error,
+    });
+  }
+  if (code === '23514' || code === '22001') {
+    throw new DomainError('INVALID_REQUEST', `${what} has a value out of range.`, { cause: error });
+  }
+  throw error;
+}
+
+export class SqlUserRepository implements UserRepository {
+  constructor(private readonly sql: SqlExecutor) {}
+
+  private async one(where: string, params: unknown[], name: string): Promise<User | null> {
+    const { rows } = await this.sql.query<UserRow>(`${SELECT_USER} WHERE ${where}`, params, name);
+    return rows[0] ? userFromRow(rows[0]) : null;
+  }
+
+  findByUsername(username: string): Promise<User | null> {
+    return this.one('lower(u.username) = lower($1)', [username], 'user_by_username');
+  }
+
+  findByGroupAndUsername(groupId: string, username: string): Promise<User | null> {
+    return this.one(
+      'u.group_id = $1 AND lower(u.username) = lower($2)',
+      [groupId, username],
+      'user_by_group_username',
+    );
+  }
+
+  findByUserId(userId: string): Promise<User | null> {
+    return this.one('u.user_id = $1', [userId], 'user_by_id');
+  }
+
+  async create(user: NewUser, now: Date): Promise<User> {
+    try {
+      await this.sql.query(
+        `INSERT INTO users (user_id, username, user_level, tenant_id, group_id, backend_name, platform_type,
+           first_name, last_name, language, language_code, email_address, access_type, read_only, user_type,
+           phone_number, role, is_enterprise, password_hash, password_changed_at, must_change_password, created_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)`,
+        [
+          user.userId,
+          user.username,
+          user.userLevel,
+          user.tenantId,
+          user.groupId,
+          user.backendName,
+          user.platformType,
+          user.firstName,
+          user.lastName,
+          user.language,
+          user.languageCode,
+          user.emailAddress,
+          user.accessType,
+          user.readOnly,
+          user.userType,
+          user.phoneNumber,
+          user.role,
+          user.isEnterprise,
+          user.passwordHash,
+          user.passwordHash ? now : null,
+          user.mustChangePassword,
+          now,
+        ],
+      );
+    } catch (error) {
+      translateWriteError(error, `User ${JSON.stringify(user.username)}`);
+    }
+    const created = await this.findByUserId(user.userId);
+    if (!created) throw new Error('user vanished after insert');
+    return created;
+  }
+
+  async count(): Promise<number> {
+    const { rows } = await this.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
+    return rows[0]?.n ?? 0;
+  }
+
+  async markFirstLogin(userId: string, now: Date): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      'UPDATE users SET first_login_at = $2 WHERE user_id = $1 AND first_login_at IS NULL',
+      [userId, now],
+      'user_mark_first_login',
+    );
+    return rowCount === 1;
+  }
+
+  async upgradePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      'UPDATE users SET password_hash = $3 WHERE user_id = $1 AND password_hash = $2',
+      [userId, expectedHash, newHash],
+      'user_upgrade_hash',
+    );
+    return rowCount === 1;
+  }
+
+  async setPassword(
+    userId: string,
+    hash: string,
+    options: { mustChange: boolean; now: Date },
+  ): Promise<void> {
+    await this.sql.query(
+      `UPDATE users SET password_hash = $2, password_changed_at = $3, must_change_password = $4,
+         credentials_expire_at = NULL WHERE user_id = $1`,
+      [userId, hash, options.now, options.mustChange],
+    );
+  }
+
+  async expireCredentials(userId: string, at: Date): Promise<void> {
+    await this.sql.query('UPDATE users SET credentials_expire_at = $2 WHERE user_id = $1', [userId, at]);
+  }
+
+  async setDisabled(userId: string, disabled: boolean): Promise<void> {
+    await this.sql.query('UPDATE users SET disabled = $2 WHERE user_id = $1', [userId, disabled]);
+  }
+}
+
+export class SqlDirectoryRepository implements DirectoryRepository {
+  constructor(private readonly sql: SqlExecutor) {}
+
+  async addTenant(id: string, name: string | null): Promise<void> {
+    try {
+      await this.sql.query('INSERT INTO tenants (id, name) VALUES ($1, $2)', [id, name]);
+    } catch (error) {
+      translateWriteError(error, `Tenant ${JSON.stringify(id)}`);
+    }
+  }
+
+  async addGroup(id: string, tenantId: string, name: string | null): Promise<void> {
+    try {
+      await this.sql.query('INSERT INTO groups (id, tenant_id, name) VALUES ($1, $2, $3)', [
+        id,
+        tenantId,
+        name,
+      ]);
+    } catch (error) {
+      translateWriteError(error, `Group ${JSON.stringify(id)}`);
+    }
+  }
+
+  async addBackend(backend: { name: string; externalName: string | null }): Promise<void> {
+    try {
+      await this.sql.query('INSERT INTO backends (name, external_name) VALUES ($1, $2)', [
+        backend.name,
+        backend.externalName,
+      ]);
+    } catch (error) {
+      translateWriteError(error, `Backend ${JSON.stringify(backend.name)}`);
+    }
+  }
+}

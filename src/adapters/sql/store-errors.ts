@@ -1,0 +1,54 @@
+import { DomainError } from '../../domain/shared/domain-error.js';
+
+/** Seconds a client is told to wait when the store is down. */
+export const STORE_RETRY_AFTER_S = 5;
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '57014', // query_canceled (statement_timeout)
+]);
+
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08'))) return true;
+  const message = error.message;
+  return (
+    message.includes('Connection terminated') ||
+    message.includes('timeout exceeded when trying to connect') ||
+    message.includes('Client has encountered a connection error') ||
+    message.includes('Query read timeout') ||
+    message.includes('Cannot use a pool after calling end') ||
+    message.includes('connect ECONNREFUSED')
+  );
+}
+
+/**
+ * Translates a driver failure where it enters: an unreachable store becomes SERVICE_UNAVAILABLE
+ * (503 with Retry-After); anything else is rethrown unchanged for the repository to interpret
+ * (e.g. `23505` unique violations) or to surface as an internal error.
+ */
+export function translateStoreError(error: unknown): never {
+  if (isUnavailable(error)) {
+    throw new DomainError('SERVICE_UNAVAILABLE', 'The session store is unavailable. Try again shortly.', {
+      cause: error,
+      retryAfterS: STORE_RETRY_AFTER_S,
+    });
+  }
+  throw error;
+}
+
+export function sqlErrorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

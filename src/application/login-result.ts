@@ -1,0 +1,17 @@
+import type { Ids } from '../domain/profile/ids.js';
+import type { Profile } from '../domain/profile/profile.js';
+
+/** What both logins (and a password change) answer: the new cookie value and the spec's body. */
+export interface LoginResult {
+  /** The new session token for the cookie; never stored, never logged. */
+  token: string;
+  expiresAt: Date;
+  ids: Ids;
+  profile: Profile;
+  userId: string;
+}
+
+export interface ClientInfo {
+  clientAddress: string | null;
+  userAgent: string | null;
+}

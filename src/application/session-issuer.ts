@@ -1,0 +1,73 @@
+import { idsFor } from '../domain/profile/ids.js';
+import { buildProfile } from '../domain/profile/profile.js';
+import type { SsoSessionData } from '../domain/session/session.js';
+import { hashSessionToken, newSessionHandle, newSessionToken } from '../domain/session/session-token.js';
+import type { Clock } from '../domain/shared/clock.port.js';
+import type { Random } from '../domain/shared/random.port.js';
+import type { Repositories } from '../domain/store.port.js';
+import type { User } from '../domain/user/user.js';
+import type { ClientInfo, LoginResult } from './login-result.js';
+import type { SessionSettings } from './session-settings.js';
+
+const USER_AGENT_MAX = 512;
+
+/**
+ * Creates the session of a successful login, the same way for every kind of login: a fresh
+ * 256-bit token (fixation defence: a token sent with the login is revoked first), the first-login
+ * mark, and the spec's `ids` and `profile`.
+ */
+export class SessionIssuer {
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: Random,
+    private readonly settings: SessionSettings,
+  ) {}
+
+  async issue(
+    repositories: Repositories,
+    input: {
+      user: User;
+      method: 'password' | 'sso';
+      presentedToken: string | null;
+      client: ClientInfo;
+      sso?: SsoSessionData;
+      /** A password change keeps the first-login mark as it was. */
+      countAsLogin?: boolean;
+    },
+  ): Promise<LoginResult> {
+    const now = this.clock.now();
+    if (input.presentedToken)
+      await repositories.sessions.deleteByTokenHash(hashSessionToken(input.presentedToken));
+
+    const isFirstLogin =
+      input.countAsLogin === false ? false : await repositories.users.markFirstLogin(input.user.userId, now);
+    const token = newSessionToken(this.random);
+    const expiresAt = new Date(now.getTime() + this.settings.absoluteTimeoutS * 1000);
+    await repositories.sessions.create({
+      tokenHash: hashSessionToken(token),
+      handle: newSessionHandle(this.random),
+      userId: input.user.userId,
+      method: input.method,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+      clientAddress: input.client.clientAddress,
+      userAgent: input.client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+      sso: input.sso ?? null,
+    });
+    const user = isFirstLogin ? { ...input.user, firstLoginAt: now } : input.user;
+    return {
+      token,
+      expiresAt,
+      userId: user.userId,
+      ids: idsFor(user),
+      profile: buildProfile(user, {
+        provideBackendInfo: this.settings.provideBackendInfo,
+        passwordMaxAgeDays: this.settings.passwordMaxAgeDays,
+        now,
+        isFirstLogin,
+        includePhoneNumber: true,
+      }),
+    };
+  }
+}

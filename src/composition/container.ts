@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import { nodeRandom } from '../adapters/crypto/node-random.js';
+import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
+import type { Logger } from '../adapters/logging/logger.js';
+import type { LoginEvents } from '../application/login-events.js';
+import type { Config } from '../config/config.js';
+import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
+import { type Clock, systemClock } from '../domain/shared/clock.port.js';
+import type { Random } from '../domain/shared/random.port.js';
+import type { Store } from '../domain/store.port.js';
+import { applicationModule } from './application-module.js';
+import { httpModule } from './http-module.js';
+import { passwordModule } from './password-module.js';
+import { TOKENS } from './tokens.js';
+
+export interface ContainerParts {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  clock?: Clock;
+  random?: Random;
+  /** Tests may pass a cheaper hasher; production uses argon2id at the configured cost. */
+  passwordHasher?: PasswordHasher;
+  loginEvents?: LoginEvents;
+}
+
+/** The composition root: the only place that knows which adapter serves which port. */
+export function buildContainer(parts: ContainerParts): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.bind(TOKENS.Config).toConstantValue(parts.config);
+  container.bind(TOKENS.Logger).toConstantValue(parts.logger);
+  container.bind(TOKENS.Store).toConstantValue(parts.store);
+  container.bind(TOKENS.Clock).toConstantValue(parts.clock ?? systemClock);
+  container.bind(TOKENS.Random).toConstantValue(parts.random ?? nodeRandom);
+  container.bind(TOKENS.LoginEvents).toConstantValue(parts.loginEvents ?? loggedLoginEvents(parts.logger));
+  if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
+  container.load(passwordModule, applicationModule, httpModule);
+  return container;
+}

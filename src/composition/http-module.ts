@@ -1,0 +1,53 @@
+import { ContainerModule } from 'inversify';
+import { createHttpApp } from '../adapters/http/app.js';
+import { healthRoutes } from '../adapters/http/routes/health-routes.js';
+import { sessionRoutes } from '../adapters/http/routes/session-routes.js';
+import type { Logger } from '../adapters/logging/logger.js';
+import type { ChangePassword } from '../application/change-password.js';
+import type { Logout } from '../application/logout.js';
+import type { PasswordLogin } from '../application/password-login.js';
+import type { SessionAuthenticator } from '../application/session-authenticator.js';
+import type { Config } from '../config/config.js';
+import type { Store } from '../domain/store.port.js';
+import { TOKENS } from './tokens.js';
+
+export const httpModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.HttpApp)
+    .toResolvedValue(
+      (
+        config: Config,
+        logger: Logger,
+        store: Store,
+        passwordLogin: PasswordLogin,
+        logout: Logout,
+        changePassword: ChangePassword,
+        authenticator: SessionAuthenticator,
+      ) =>
+        createHttpApp({
+          logger,
+          trustedOrigins: config.trustedOrigins,
+          trustProxy: config.http.trustProxy,
+          routers: [
+            healthRoutes(store),
+            sessionRoutes({
+              passwordLogin,
+              logout,
+              changePassword,
+              authenticator,
+              cookie: config.cookie,
+              absoluteTimeoutS: config.session.absoluteTimeoutS,
+            }),
+          ],
+        }),
+      [
+        TOKENS.Config,
+        TOKENS.Logger,
+        TOKENS.Store,
+        TOKENS.PasswordLogin,
+        TOKENS.Logout,
+        TOKENS.ChangePassword,
+        TOKENS.SessionAuthenticator,
+      ],
+    )
+    .inSingletonScope();
+});

@@ -1,0 +1,25 @@
+import { ContainerModule } from 'inversify';
+import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
+import { loadCommonPasswords } from '../adapters/password/common-passwords.js';
+import type { Config } from '../config/config.js';
+import { PasswordPolicy } from '../domain/password/password-policy.js';
+import { TOKENS } from './tokens.js';
+
+export const passwordModule = new ContainerModule(({ bind, isBound }) => {
+  if (!isBound(TOKENS.PasswordHasher)) {
+    bind(TOKENS.PasswordHasher)
+      .toResolvedValue((config: Config) => new Argon2PasswordHasher(config.password.argon2), [TOKENS.Config])
+      .inSingletonScope();
+  }
+  bind(TOKENS.PasswordPolicy)
+    .toResolvedValue(
+      (config: Config) =>
+        new PasswordPolicy({
+          minLength: config.password.minLength,
+          maxLength: config.password.maxLength,
+          commonPasswords: loadCommonPasswords(),
+        }),
+      [TOKENS.Config],
+    )
+    .inSingletonScope();
+});

@@ -1,0 +1,40 @@
+import type { ServiceIdentifier } from 'inversify';
+import type Koa from 'koa';
+import type { GatehouseState } from '../adapters/http/state.js';
+import type { Logger } from '../adapters/logging/logger.js';
+import type { ChangePassword } from '../application/change-password.js';
+import type { LoginEvents } from '../application/login-events.js';
+import type { Logout } from '../application/logout.js';
+import type { PasswordLogin } from '../application/password-login.js';
+import type { SessionAuthenticator } from '../application/session-authenticator.js';
+import type { SessionIssuer } from '../application/session-issuer.js';
+import type { SessionSettings } from '../application/session-settings.js';
+import type { Config } from '../config/config.js';
+import type { LoginThrottle } from '../domain/login/login-throttle.js';
+import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
+import type { PasswordPolicy } from '../domain/password/password-policy.js';
+import type { Clock } from '../domain/shared/clock.port.js';
+import type { Random } from '../domain/shared/random.port.js';
+import type { Store } from '../domain/store.port.js';
+
+/** Every binding's token, in one place. A token and its interface share a name. */
+export const TOKENS = {
+  Config: Symbol.for('gatehouse.Config') as ServiceIdentifier<Config>,
+  Logger: Symbol.for('gatehouse.Logger') as ServiceIdentifier<Logger>,
+  Clock: Symbol.for('gatehouse.Clock') as ServiceIdentifier<Clock>,
+  Random: Symbol.for('gatehouse.Random') as ServiceIdentifier<Random>,
+  Store: Symbol.for('gatehouse.Store') as ServiceIdentifier<Store>,
+  PasswordHasher: Symbol.for('gatehouse.PasswordHasher') as ServiceIdentifier<PasswordHasher>,
+  PasswordPolicy: Symbol.for('gatehouse.PasswordPolicy') as ServiceIdentifier<PasswordPolicy>,
+  LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
+  LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
+  SessionSettings: Symbol.for('gatehouse.SessionSettings') as ServiceIdentifier<SessionSettings>,
+  SessionIssuer: Symbol.for('gatehouse.SessionIssuer') as ServiceIdentifier<SessionIssuer>,
+  SessionAuthenticator: Symbol.for(
+    'gatehouse.SessionAuthenticator',
+  ) as ServiceIdentifier<SessionAuthenticator>,
+  PasswordLogin: Symbol.for('gatehouse.PasswordLogin') as ServiceIdentifier<PasswordLogin>,
+  Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
+  ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
+  HttpApp: Symbol.for('gatehouse.HttpApp') as ServiceIdentifier<Koa<GatehouseState>>,
+} as const;

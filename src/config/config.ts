@@ -1,0 +1,237 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
+
+const url = z.string().refine((value) => URL.canParse(value), 'must be a URL');
+
+const levels = commaList.pipe(
+  z.array(
+    z
+      .string()
+      .regex(/^(0|4|8|12|16)$/, 'each level must be one of 0, 4, 8, 12, 16')
+      .transform(Number),
+  ),
+);
+
+/** Every environment variable the service reads, with its default (contract section 7). */
+const envSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: url.optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_POOL_SIZE: int(1, 200).optional(),
+  DATABASE_QUEUE_TIMEOUT_MS: int(1, 60_000).default(2000),
+  DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
+  PROVIDE_BACKEND_INFO: bool.default(false),
+  SESSION_IDLE_TIMEOUT_S: int(60, 31_536_000).default(1800),
+  SESSION_ABSOLUTE_TIMEOUT_S: int(60, 31_536_000).default(43_200),
+  COOKIE_NAME: z
+    .string()
+    .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, 'must be a cookie token')
+    .default('sessionid'),
+  COOKIE_SECURE: bool.default(true),
+  COOKIE_SAMESITE: z.enum(['lax', 'strict', 'none']).default('lax'),
+  COOKIE_DOMAIN: z.string().min(1).optional(),
+  PASSWORD_MAX_AGE_DAYS: int(0, 36_500).default(0),
+  PASSWORD_MIN_LENGTH: int(8, 1024).default(12),
+  ARGON2_MEMORY_KIB: int(19_456, 4_194_304).default(19_456),
+  ARGON2_TIME_COST: int(2, 100).default(2),
+  ARGON2_PARALLELISM: int(1, 16).default(1),
+  LOGIN_MAX_FAILURES: int(1, 1000).default(5),
+  LOGIN_FAILURE_WINDOW_S: int(1, 86_400).default(900),
+  TRUSTED_ORIGINS: commaList.pipe(z.array(url)).default([]),
+  TRUST_PROXY: bool.default(false),
+  OIDC_ISSUER: url.optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_CLIENT_AUTH: z
+    .enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt'])
+    .default('client_secret_basic'),
+  OIDC_PRIVATE_KEY_JWK: z.string().min(1).optional(),
+  OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
+  OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
+  OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
+  SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
+  SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
+  SSO_GROUP_CLAIM: z.string().min(1).default('groups'),
+  SSO_USER_LEVELS: levels.default([8]),
+  TOKEN_ENCRYPTION_KEY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  BOOTSTRAP_ADMIN: bool.default(true),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  http: { port: number; host: string; trustProxy: boolean; shutdownGraceMs: number };
+  database:
+    | { kind: 'postgres'; url: string; poolSize: number; queueTimeoutMs: number; statementTimeoutMs: number }
+    | { kind: 'pglite'; dataDir: string };
+  provideBackendInfo: boolean;
+  session: { idleTimeoutS: number; absoluteTimeoutS: number };
+  cookie: { name: string; secure: boolean; sameSite: 'lax' | 'strict' | 'none'; domain: string | undefined };
+  password: {
+    maxAgeDays: number;
+    minLength: number;
+    maxLength: number;
+    argon2: { memoryKiB: number; timeCost: number; parallelism: number };
+  };
+  throttle: { maxFailures: number; windowS: number };
+  trustedOrigins: string[];
+  oidc: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string | undefined;
+    clientAuth: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+    privateKeyJwk: string | undefined;
+    redirectUris: string[];
+    timeoutMs: number;
+    allowInsecureHttp: boolean;
+  } | null;
+  sso: { interpreter: string; usernameClaim: string; groupClaim: string; userLevels: number[] };
+  tokenEncryptionKey: string | undefined;
+  logLevel: Env['LOG_LEVEL'];
+  bootstrapAdmin: boolean;
+  /** The raw environment, for customer interpreter packages that read their own variables. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Parses the environment once; a bad value throws ConfigError naming the variable. Never echoes secrets. */
+export function loadConfig(environment: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = environment[key];
+    if (value !== undefined && value !== '') relevant[key] = value;
+  }
+  const parsed = envSchema.safeParse(relevant);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  const problems: string[] = [];
+
+  if (env.SESSION_IDLE_TIMEOUT_S > env.SESSION_ABSOLUTE_TIMEOUT_S) {
+    problems.push('SESSION_IDLE_TIMEOUT_S: must not exceed SESSION_ABSOLUTE_TIMEOUT_S');
+  }
+  if (env.COOKIE_NAME.startsWith('__Host-') && (env.COOKIE_DOMAIN || !env.COOKIE_SECURE)) {
+    problems.push('COOKIE_NAME: a __Host- cookie needs COOKIE_SECURE=true and no COOKIE_DOMAIN');
+  }
+  if (env.COOKIE_SAMESITE === 'none' && !env.COOKIE_SECURE) {
+    problems.push('COOKIE_SAMESITE: none requires COOKIE_SECURE=true');
+  }
+  const oidcSet = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID].filter(Boolean).length;
+  if (oidcSet === 1) problems.push('OIDC_ISSUER and OIDC_CLIENT_ID: set both, or neither to turn SSO off');
+  if (env.OIDC_ISSUER) {
+    if (env.OIDC_ISSUER.startsWith('http://') && !env.OIDC_ALLOW_INSECURE_HTTP) {
+      problems.push('OIDC_ISSUER: an http:// issuer needs OIDC_ALLOW_INSECURE_HTTP=true (development only)');
+    }
+    if (env.OIDC_REDIRECT_URIS.length === 0)
+      problems.push('OIDC_REDIRECT_URIS: required when OIDC_ISSUER is set');
+    if (env.OIDC_CLIENT_AUTH === 'private_key_jwt' && !env.OIDC_PRIVATE_KEY_JWK) {
+      problems.push('OIDC_PRIVATE_KEY_JWK: required when OIDC_CLIENT_AUTH=private_key_jwt');
+    }
+    if (env.OIDC_CLIENT_AUTH !== 'private_key_jwt' && !env.OIDC_CLIENT_SECRET) {
+      problems.push(`OIDC_CLIENT_SECRET: required when OIDC_CLIENT_AUTH=${env.OIDC_CLIENT_AUTH}`);
+    }
+  }
+  if (env.TOKEN_ENCRYPTION_KEY && Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64').length !== 32) {
+    problems.push('TOKEN_ENCRYPTION_KEY: must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config: Config = {
+    http: {
+      port: env.PORT,
+      host: env.HOST,
+      trustProxy: env.TRUST_PROXY,
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    },
+    database: env.DATABASE_URL
+      ? {
+          kind: 'postgres',
+          url: env.DATABASE_URL,
+          poolSize: env.DATABASE_POOL_SIZE ?? 10,
+          queueTimeoutMs: env.DATABASE_QUEUE_TIMEOUT_MS,
+          statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+        }
+      : { kind: 'pglite', dataDir: env.DATA_DIR },
+    provideBackendInfo: env.PROVIDE_BACKEND_INFO,
+    session: { idleTimeoutS: env.SESSION_IDLE_TIMEOUT_S, absoluteTimeoutS: env.SESSION_ABSOLUTE_TIMEOUT_S },
+    cookie: {
+      name: env.COOKIE_NAME,
+      secure: env.COOKIE_SECURE,
+      sameSite: env.COOKIE_SAMESITE,
+      domain: env.COOKIE_DOMAIN,
+    },
+    password: {
+      maxAgeDays: env.PASSWORD_MAX_AGE_DAYS,
+      minLength: env.PASSWORD_MIN_LENGTH,
+      maxLength: 1024,
+      argon2: {
+        memoryKiB: env.ARGON2_MEMORY_KIB,
+        timeCost: env.ARGON2_TIME_COST,
+        parallelism: env.ARGON2_PARALLELISM,
+      },
+    },
+    throttle: { maxFailures: env.LOGIN_MAX_FAILURES, windowS: env.LOGIN_FAILURE_WINDOW_S },
+    trustedOrigins: env.TRUSTED_ORIGINS.map((origin) => new URL(origin).origin),
+    oidc:
+      env.OIDC_ISSUER && env.OIDC_CLIENT_ID
+        ? {
+            issuer: env.OIDC_ISSUER,
+            clientId: env.OIDC_CLIENT_ID,
+            clientSecret: env.OIDC_CLIENT_SECRET,
+            clientAuth: env.OIDC_CLIENT_AUTH,
+            privateKeyJwk: env.OIDC_PRIVATE_KEY_JWK,
+            redirectUris: env.OIDC_REDIRECT_URIS,
+            timeoutMs: env.OIDC_TIMEOUT_MS,
+            allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
+          }
+        : null,
+    sso: {
+      interpreter: env.SSO_TOKEN_INTERPRETER,
+      usernameClaim: env.SSO_USERNAME_CLAIM,
+      groupClaim: env.SSO_GROUP_CLAIM,
+      userLevels: env.SSO_USER_LEVELS,
+    },
+    tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
+    logLevel: env.LOG_LEVEL,
+    bootstrapAdmin: env.BOOTSTRAP_ADMIN,
+    env: { ...environment },
+  };
+  return deepFreeze(config);
+}

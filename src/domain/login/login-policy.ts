@@ -1,0 +1,74 @@
+import type { User } from '../user/user.js';
+
+/** Why a login was refused; logged and audited, never shown to the client as such. */
+export type LoginDenialReason =
+  | 'unknown_user'
+  | 'no_password'
+  | 'bad_password'
+  | 'account_disabled'
+  | 'level_not_allowed_for_sso';
+
+export interface LoginAttempt {
+  method: 'password' | 'sso';
+  user: User | null;
+  /** Result of the password verification (password logins only). */
+  passwordVerified?: boolean;
+  ssoUserLevels?: readonly number[];
+}
+
+export interface LoginCheck {
+  readonly name: string;
+  /** Null to allow, a reason to deny. */
+  check(attempt: LoginAttempt): LoginDenialReason | null;
+}
+
+export const accountExists: LoginCheck = {
+  name: 'account-exists',
+  check: (attempt) => (attempt.user ? null : 'unknown_user'),
+};
+
+export const hasPassword: LoginCheck = {
+  name: 'has-password',
+  check: (attempt) => (attempt.user?.passwordHash ? null : 'no_password'),
+};
+
+export const passwordVerified: LoginCheck = {
+  name: 'password-verified',
+  check: (attempt) => (attempt.passwordVerified ? null : 'bad_password'),
+};
+
+export const accountEnabled: LoginCheck = {
+  name: 'account-enabled',
+  check: (attempt) => (attempt.user && !attempt.user.disabled ? null : 'account_disabled'),
+};
+
+export const ssoLevelAllowed: LoginCheck = {
+  name: 'sso-level-allowed',
+  check: (attempt) =>
+    attempt.user && (attempt.ssoUserLevels ?? []).includes(attempt.user.userLevel)
+      ? null
+      : 'level_not_allowed_for_sso',
+};
+
+/** An ordered list of named checks; the first denial wins. Extend by composing another list. */
+export class LoginPolicy {
+  constructor(readonly checks: readonly LoginCheck[]) {}
+
+  evaluate(
+    attempt: LoginAttempt,
+  ): { allowed: true } | { allowed: false; reason: LoginDenialReason; check: string } {
+    for (const check of this.checks) {
+      const reason = check.check(attempt);
+      if (reason) return { allowed: false, reason, check: check.name };
+    }
+    return { allowed: true };
+  }
+
+  static forPasswordLogin(): LoginPolicy {
+    return new LoginPolicy([accountExists, hasPassword, passwordVerified, accountEnabled]);
+  }
+
+  static forSsoLogin(): LoginPolicy {
+    return new LoginPolicy([accountExists, accountEnabled, ssoLevelAllowed]);
+  }
+}

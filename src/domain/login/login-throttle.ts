@@ -1,0 +1,70 @@
+import { DomainError } from '../shared/domain-error.js';
+import type { ThrottleStore } from './throttle-store.port.js';
+
+export interface ThrottleSettings {
+  /** Failures per username in the window before delays start (LOGIN_MAX_FAILURES). */
+  maxFailures: number;
+  windowS: number;
+}
+
+/** A client address may fail this many times more than one account before it is slowed down. */
+export const ADDRESS_FAILURE_FACTOR = 10;
+
+/**
+ * Anti-automation that cannot become a lockout (ASVS 6.1.1, 6.3.1): failures are counted per
+ * account and, more loosely, per client address, in the shared store. Past the limit each
+ * further failure doubles the delay, capped at the window, so no account is ever locked for good.
+ */
+export class LoginThrottle {
+  constructor(
+    private readonly store: ThrottleStore,
+    private readonly settings: ThrottleSettings,
+  ) {}
+
+  static keys(username: string, clientAddress: string | null): { user: string; address: string | null } {
+    return {
+      user: `user:${username.toLowerCase()}`,
+      address: clientAddress ? `addr:${clientAddress}` : null,
+    };
+  }
+
+  /** Throws TOO_MANY_ATTEMPTS with the seconds to wait while any key is blocked. */
+  async assertAllowed(keys: { user: string; address: string | null }, now: Date): Promise<void> {
+    const list = keys.address ? [keys.user, keys.address] : [keys.user];
+    const until = await this.store.blockedUntil(list, now);
+    if (until) {
+      const retryAfterS = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+      throw new DomainError('TOO_MANY_ATTEMPTS', 'Too many failed attempts. Try again later.', {
+        retryAfterS,
+      });
+    }
+  }
+
+  delayFor(failures: number, limit: number): number {
+    if (failures < limit) return 0;
+    const exponent = Math.min(failures - limit, 30);
+    return Math.min(this.settings.windowS, 2 ** (exponent + 1));
+  }
+
+  async recordFailure(
+    keys: { user: string; address: string | null },
+    now: Date,
+  ): Promise<{ blocked: boolean }> {
+    let blocked = false;
+    const entries: Array<[string, number]> = [[keys.user, this.settings.maxFailures]];
+    if (keys.address) entries.push([keys.address, this.settings.maxFailures * ADDRESS_FAILURE_FACTOR]);
+    for (const [key, limit] of entries) {
+      const failures = await this.store.recordFailure(key, now, this.settings.windowS);
+      const delayS = this.delayFor(failures, limit);
+      if (delayS > 0) {
+        blocked = true;
+        await this.store.block(key, new Date(now.getTime() + delayS * 1000));
+      }
+    }
+    return { blocked };
+  }
+
+  async recordSuccess(keys: { user: string }): Promise<void> {
+    await this.store.reset(keys.user);
+  }
+}

@@ -1,0 +1,54 @@
+import type { User } from '../user/user.js';
+
+export type LoginMethod = 'password' | 'sso';
+
+/** What the session keeps for the provider logout and back-channel logout (contract 6). */
+export interface SsoSessionData {
+  issuer: string;
+  subject: string;
+  sid: string | null;
+  idToken: string | null;
+  /** Encrypted at rest (TOKEN_ENCRYPTION_KEY); opaque to the domain. */
+  accessTokenSealed: string | null;
+  refreshTokenSealed: string | null;
+}
+
+export interface SessionRecord {
+  /** SHA-256 of the cookie value, hex. The cookie value itself is never stored. */
+  tokenHash: string;
+  /** Opaque handle for listing and ending sessions; unrelated to the cookie value. */
+  handle: string;
+  userId: string;
+  method: LoginMethod;
+  createdAt: Date;
+  lastSeenAt: Date;
+  /** Absolute end of life. */
+  expiresAt: Date;
+  clientAddress: string | null;
+  userAgent: string | null;
+  sso: SsoSessionData | null;
+}
+
+export interface SessionWithUser {
+  session: SessionRecord;
+  user: User;
+}
+
+export interface SessionTimeouts {
+  idleTimeoutS: number;
+  absoluteTimeoutS: number;
+}
+
+/** Idle (sliding) and absolute time-outs, enforced server-side (ASVS 7.3.1, 7.3.2). */
+export function isSessionAlive(session: SessionRecord, timeouts: SessionTimeouts, now: Date): boolean {
+  const t = now.getTime();
+  if (t >= session.expiresAt.getTime()) return false;
+  return t < session.lastSeenAt.getTime() + timeouts.idleTimeoutS * 1000;
+}
+
+/** Last-seen is written at most once a minute per session, so a check is normally a read only. */
+export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
+
+export function isLastSeenDue(session: SessionRecord, now: Date): boolean {
+  return now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_WRITE_INTERVAL_MS;
+}

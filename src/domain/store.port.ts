@@ -1,0 +1,21 @@
+import type { ThrottleStore } from './login/throttle-store.port.js';
+import type { SessionRepository } from './session/session-repository.port.js';
+import type { DirectoryRepository, UserRepository } from './user/user-repository.port.js';
+
+export interface Repositories {
+  users: UserRepository;
+  sessions: SessionRepository;
+  throttle: ThrottleStore;
+  directory: DirectoryRepository;
+}
+
+/**
+ * The repositories plus a unit of work: writes that belong together (a password change and the
+ * sessions it ends, an import file) go through `transaction`, so nothing is left half-written.
+ */
+export interface Store extends Repositories {
+  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+  /** Readiness: the store answers and its schema is current. */
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,78 @@
+import type { Container } from 'inversify';
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
+import { sessionGuard } from './adapters/http/session-guard.js';
+import type { GatehouseState } from './adapters/http/state.js';
+import { createLogger, type Logger } from './adapters/logging/logger.js';
+import type { SqlClient } from './adapters/sql/sql-client.js';
+import type { SqlStore } from './adapters/sql/sql-store.js';
+import type { LoginEvents } from './application/login-events.js';
+import type { SessionAuthenticator } from './application/session-authenticator.js';
+import { buildContainer } from './composition/container.js';
+import { openStore } from './composition/open-store.js';
+import { TOKENS } from './composition/tokens.js';
+import type { Config } from './config/config.js';
+import type { PasswordHasher } from './domain/password/password-hasher.port.js';
+import type { Clock } from './domain/shared/clock.port.js';
+import type { Random } from './domain/shared/random.port.js';
+
+export interface GatehouseOptions {
+  config: Config;
+  logger?: Logger;
+  clock?: Clock;
+  random?: Random;
+  passwordHasher?: PasswordHasher;
+  loginEvents?: LoginEvents;
+  /** An already-open SQL client (tests); otherwise opened from the configuration. */
+  sqlClient?: SqlClient;
+}
+
+export interface Gatehouse {
+  app: Koa<GatehouseState>;
+  store: SqlStore;
+  container: Container;
+  config: Config;
+  logger: Logger;
+  authenticator: SessionAuthenticator;
+  /**
+   * The session check and expired-credentials gate for a product team's own routes:
+   * `router.get('/api/v1/things', gatehouse.requireSession(), handler)`; the handler finds the
+   * session and user on `ctx.state.gatehouse`.
+   */
+  requireSession(options?: { allowExpiredCredentials?: boolean }): Middleware<GatehouseState>;
+  close(): Promise<void>;
+}
+
+/** Opens the store (migrating it), builds the container and the Koa app. */
+export async function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
+  const logger = options.logger ?? createLogger(options.config.logLevel);
+  const { store } = await openStore(
+    options.config,
+    logger,
+    options.sqlClient ? { client: options.sqlClient } : {},
+  );
+  const container = buildContainer({
+    config: options.config,
+    logger,
+    store,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),
+    ...(options.loginEvents ? { loginEvents: options.loginEvents } : {}),
+  });
+  const authenticator = container.get(TOKENS.SessionAuthenticator);
+  return {
+    app: container.get(TOKENS.HttpApp),
+    store,
+    container,
+    config: options.config,
+    logger,
+    authenticator,
+    requireSession: (guardOptions = {}) =>
+      sessionGuard(authenticator, {
+        cookieName: options.config.cookie.name,
+        allowExpiredCredentials: guardOptions.allowExpiredCredentials ?? false,
+      }),
+    close: () => store.close(),
+  };
+}
