@@ -1,0 +1,198 @@
+/**
+ * Fresh, isolated, migrated databases for tests, on both stores:
+ * - PGlite: restored from the template built by test/support/global-setup.ts (~0.6 s a call);
+ * - PostgreSQL (when TEST_DATABASE_URL is set): a new schema per call, dropped on close().
+ *
+ * Suites registered with `forEachStore` are named "<suite> [pglite]" and "<suite> [postgres]"; CI
+ * greps the JSON report for passed tests whose full name contains "[postgres]".
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, inject } from 'vitest';
+import { loadMigrations, type Migration, migrate } from '../../src/adapters/sql/migrator.js';
+import { PgSqlClient } from '../../src/adapters/sql/pg-sql-client.js';
+import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
+import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
+import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
+import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
+import { projectRoot } from '../../src/config/project-root.js';
+// Type-only: brings in the `ProvidedContext` augmentation for `inject`.
+import type {} from './global-setup.js';
+
+export type StoreKind = 'pglite' | 'postgres';
+export const STORES: readonly StoreKind[] = ['pglite', 'postgres'];
+
+/** The PostgreSQL suites run only when TEST_DATABASE_URL is set (CI sets it). */
+export const pgEnabled = Boolean(process.env.TEST_DATABASE_URL);
+
+export interface OpenOptions {
+  /** Apply every migration (default true). False gives an empty database. */
+  migrated?: boolean;
+}
+
+let migrationsCache: Migration[] | undefined;
+
+/** The project's migrations, read once per test file. */
+export function testMigrations(): Migration[] {
+  migrationsCache ??= loadMigrations(join(projectRoot(), 'migrations'));
+  return migrationsCache;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PGlite
+
+const templateBytes = new Map<string, Promise<Uint8Array>>();
+
+function providedPath(key: 'pgliteTemplatePath' | 'pgliteEmptyTemplatePath'): string | undefined {
+  try {
+    return inject(key) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fresh in-memory PGlite, migrated unless `migrated: false`; isolated from every other call. */
+export async function openTestPglite(options: OpenOptions = {}): Promise<PgliteSqlClient> {
+  const migrated = options.migrated ?? true;
+  const path = providedPath(migrated ? 'pgliteTemplatePath' : 'pgliteEmptyTemplatePath');
+  if (!path) {
+    // Without the global setup (e.g. a custom config): the slow way.
+    const client = await PgliteSqlClient.open();
+    if (migrated) await migrate(client, testMigrations());
+    return client;
+  }
+  let bytes = templateBytes.get(path);
+  if (!bytes) {
+    bytes = readFile(path).then((buffer) => new Uint8Array(buffer));
+    templateBytes.set(path, bytes);
+  }
+  return PgliteSqlClient.open(undefined, {
+    loadDataDir: new Blob([await bytes], { type: 'application/x-tar' }),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+function requireDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set; guard PostgreSQL tests with pgEnabled.');
+  return url;
+}
+
+/** The connection string with `search_path` set to `schema` for every connection. */
+export function schemaConnectionString(baseUrl: string, schema: string): string {
+  const url = new URL(baseUrl);
+  const existing = url.searchParams.get('options');
+  url.searchParams.set('options', `${existing ? `${existing} ` : ''}-c search_path=${schema}`);
+  return url.toString();
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: requireDatabaseUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A plain PgSqlClient on a connection string (e.g. a second pool on a test schema). */
+export function connectPostgres(connectionString: string, poolSize = 10): PgSqlClient {
+  return new PgSqlClient({
+    connectionString,
+    poolSize,
+    connectionTimeoutMs: 10_000,
+    statementTimeoutMs: 20_000,
+  });
+}
+
+/** A PgSqlClient confined to its own schema; close() ends the pool and drops the schema. */
+export class TestPgSqlClient extends PgSqlClient {
+  private closed = false;
+
+  constructor(
+    readonly schema: string,
+    readonly connectionString: string,
+    poolSize: number,
+  ) {
+    super({ connectionString, poolSize, connectionTimeoutMs: 10_000, statementTimeoutMs: 20_000 });
+  }
+
+  override async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await super.close();
+    await admin((client) => client.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`));
+  }
+}
+
+/**
+ * A fresh schema `t_<random>` on TEST_DATABASE_URL, migrated unless `migrated: false`, behind a
+ * pool whose connections use it as `search_path`.
+ */
+export async function openTestPostgres(
+  options: OpenOptions & { poolSize?: number } = {},
+): Promise<TestPgSqlClient> {
+  const baseUrl = requireDatabaseUrl();
+  const schema = `t_${randomBytes(8).toString('hex')}`;
+  await admin((client) => client.query(`CREATE SCHEMA ${schema}`));
+  const client = new TestPgSqlClient(schema, schemaConnectionString(baseUrl, schema), options.poolSize ?? 10);
+  try {
+    if (options.migrated ?? true) await migrate(client, testMigrations());
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return client;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Both
+
+export function openTestStore(kind: StoreKind, options: OpenOptions = {}): Promise<SqlClient> {
+  return kind === 'pglite' ? openTestPglite(options) : openTestPostgres(options);
+}
+
+export type OpenStore = (options?: OpenOptions) => Promise<SqlClient>;
+
+/**
+ * Registers `body` once per store: `describe("<name> [pglite]")` always and
+ * `describe.skipIf(!pgEnabled)("<name> [postgres]")`. `open` gives a fresh database of that store.
+ */
+export function forEachStore(name: string, body: (open: OpenStore, kind: StoreKind) => void): void {
+  for (const kind of STORES) {
+    const open: OpenStore = (options) => openTestStore(kind, options);
+    describe.skipIf(kind === 'postgres' && !pgEnabled)(`${name} [${kind}]`, () => body(open, kind));
+  }
+}
+
+/** Empties every application table (not schema_migrations): a cheap reset between tests. */
+export async function truncateAll(client: SqlClient): Promise<void> {
+  const { rows } = await client.query<{ tablename: string }>(
+    `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'`,
+  );
+  if (rows.length === 0) return;
+  const tables = rows.map((row) => `"${row.tablename.replaceAll('"', '""')}"`).join(', ');
+  await client.exec(`TRUNCATE ${tables} CASCADE`);
+}
+
+export interface Repositories {
+  users: SqlUserRepository;
+  directory: SqlDirectoryRepository;
+  sessions: SqlSessionRepository;
+  throttle: SqlThrottleStore;
+}
+
+export function repositories(client: SqlClient): Repositories {
+  return {
+    users: new SqlUserRepository(client),
+    directory: new SqlDirectoryRepository(client),
+    sessions: new SqlSessionRepository(client),
+    throttle: new SqlThrottleStore(client),
+  };
+}

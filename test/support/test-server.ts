@@ -1,0 +1,198 @@
+import { Writable } from 'node:stream';
+import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
+import { listen, type RunningServer } from '../../src/adapters/http/server.js';
+import { createLogger } from '../../src/adapters/logging/logger.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
+import { EMPTY_ATTRIBUTES, type User, type UserAttributes, type UserLevel } from '../../src/domain/user/user.js';
+import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
+import { openTestStore, type StoreKind } from './databases.js';
+import { TestClock } from './test-clock.js';
+
+/** Environment every test server starts from; tests override single variables. */
+export const TEST_ENV: Record<string, string> = {
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'silent',
+  COOKIE_SECURE: 'true',
+};
+
+export interface TestServer {
+  url: string;
+  gatehouse: Gatehouse;
+  config: Config;
+  clock: TestClock;
+  hasher: PasswordHasher;
+  /** Every log line the service wrote, parsed. */
+  logs: Array<Record<string, unknown>>;
+  rawLogs: string[];
+  running: RunningServer;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  store?: StoreKind;
+  env?: Record<string, string>;
+  /** Pass a logger level to capture logs (default: 'info' captured into `logs`). */
+  clock?: TestClock;
+  prepare?: (gatehouse: Gatehouse) => Promise<void> | void;
+}
+
+/** A real Gatehouse on a real loopback socket over a fresh, migrated database. */
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'info', ...options.env });
+  const rawLogs: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n')) {
+        if (!line) continue;
+        rawLogs.push(line);
+        try {
+          logs.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // not JSON: kept in rawLogs only
+        }
+      }
+      callback();
+    },
+  });
+  const clock = options.clock ?? new TestClock();
+  const hasher = new Argon2PasswordHasher(config.password.argon2);
+  const sqlClient = await openTestStore(options.store ?? 'pglite');
+  const gatehouse = await createGatehouse({
+    config,
+    logger: createLogger(config.logLevel, sink),
+    clock,
+    passwordHasher: hasher,
+    sqlClient,
+  });
+  await options.prepare?.(gatehouse);
+  const running = await listen(gatehouse.app, 0, '127.0.0.1');
+  return {
+    url: running.url,
+    gatehouse,
+    config,
+    clock,
+    hasher,
+    logs,
+    rawLogs,
+    running,
+    close: async () => {
+      await running.close(1000);
+      await gatehouse.close();
+    },
+  };
+}
+
+export interface SeedUser extends Partial<UserAttributes> {
+  username: string;
+  password?: string;
+  userLevel?: UserLevel;
+  tenantId?: string | null;
+  groupId?: string | null;
+  userId?: string;
+  backendName?: string | null;
+  mustChangePassword?: boolean;
+  disabled?: boolean;
+}
+
+let seq = 0;
+
+/** Creates tenant/group/backend rows on demand and the user, hashing its password for real. */
+export async function seedUser(server: TestServer, user: SeedUser): Promise<User> {
+  const { store } = server.gatehouse;
+  const ignoreConflict = (error: unknown) => {
+    if ((error as { code?: string }).code !== 'CONFLICT') throw error;
+  };
+  if (user.tenantId) await store.directory.addTenant(user.tenantId, null).catch(ignoreConflict);
+  if (user.groupId && user.tenantId) {
+    await store.directory.addGroup(user.groupId, user.tenantId, null).catch(ignoreConflict);
+  }
+  if (user.backendName) {
+    await store.directory
+      .addBackend({ name: user.backendName, externalName: `${user.backendName} external` })
+      .catch(ignoreConflict);
+  }
+  seq += 1;
+  const created = await store.users.create(
+    {
+      ...EMPTY_ATTRIBUTES,
+      ...pickAttributes(user),
+      userId: user.userId ?? `u-${user.username}-${seq}`,
+      username: user.username,
+      userLevel: user.userLevel ?? 0,
+      tenantId: user.tenantId ?? null,
+      groupId: user.groupId ?? null,
+      backendName: user.backendName ?? null,
+      passwordHash: user.password === undefined ? null : await server.hasher.hash(user.password),
+      mustChangePassword: user.mustChangePassword ?? false,
+    },
+    server.clock.now(),
+  );
+  if (user.disabled) await store.users.setDisabled(created.userId, true);
+  return created;
+}
+
+function pickAttributes(user: SeedUser): Partial<UserAttributes> {
+  const attributes: Partial<UserAttributes> = {};
+  for (const key of Object.keys(EMPTY_ATTRIBUTES) as Array<keyof UserAttributes>) {
+    if (user[key] !== undefined) (attributes as Record<string, unknown>)[key] = user[key];
+  }
+  return attributes;
+}
+
+/** A tiny HTTP client for tests: JSON in, JSON out, cookies kept by name. */
+export class TestClient {
+  readonly cookies = new Map<string, string>();
+
+  constructor(
+    readonly baseUrl: string,
+    readonly cookieName = 'sessionid',
+  ) {}
+
+  async request(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; headers: Headers; body: any; text: string; setCookies: string[] }> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.json !== undefined) headers['content-type'] ??= 'application/json';
+    const cookieHeader = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    if (cookieHeader && headers.cookie === undefined) headers.cookie = cookieHeader;
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      headers,
+      body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
+    });
+    const setCookies = response.headers.getSetCookie();
+    for (const line of setCookies) {
+      const [pair] = line.split(';');
+      const index = pair!.indexOf('=');
+      const name = pair!.slice(0, index);
+      const value = pair!.slice(index + 1);
+      if (value === '' || /Max-Age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const text = await response.text();
+    let body: any;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: response.status, headers: response.headers, body, text, setCookies };
+  }
+
+  post(path: string, json?: unknown, headers?: Record<string, string>) {
+    return this.request('POST', path, { json: json ?? {}, ...(headers ? { headers } : {}) });
+  }
+
+  get(path: string, headers?: Record<string, string>) {
+    return this.request('GET', path, headers ? { headers } : {});
+  }
+
+  get session(): string | undefined {
+    return this.cookies.get(this.cookieName);
+  }
+}
