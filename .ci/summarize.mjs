@@ -1,0 +1,38 @@
+// Reads vitest's JSON report, checks that the PostgreSQL suites ran, and prints the closing line
+// "N passed, N failed" that CI judges the run by.
+import { readFileSync } from 'node:fs';
+
+const path = process.argv[2] ?? '.vitest-report.json';
+let report;
+try {
+  report = JSON.parse(readFileSync(path, 'utf8'));
+} catch (error) {
+  console.log(`no test report at ${path}: ${error.message}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+const tests = report.testResults.flatMap((file) => file.assertionResults ?? []);
+const passed = tests.filter((test) => test.status === 'passed').length;
+let failed = tests.filter((test) => test.status === 'failed').length;
+const skipped = tests.filter((test) => test.status === 'skipped' || test.status === 'pending').length;
+// A file that failed to load has no assertion results but a failed status.
+const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
+failed += brokenFiles.length;
+for (const file of brokenFiles) console.log(`failed to run: ${file.name}: ${String(file.message).slice(0, 300)}`);
+
+const postgresPassed = tests.filter((test) => test.status === 'passed' && test.fullName.includes('[postgres]')).length;
+console.log(`PostgreSQL suite: ${postgresPassed} passed; skipped in all: ${skipped}`);
+if (skipped > 0) {
+  // CI runs every suite: a skipped test here means a missing service or a forgotten `.skip`.
+  for (const test of tests.filter((t) => t.status === 'skipped' || t.status === 'pending').slice(0, 20)) {
+    console.log(`skipped: ${test.fullName}`);
+  }
+  failed += 1;
+}
+if (postgresPassed === 0) {
+  console.log('The PostgreSQL suite did not run (is TEST_DATABASE_URL set?).');
+  failed += 1;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

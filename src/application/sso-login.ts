@@ -1,0 +1,103 @@
+import { LoginPolicy } from '../domain/login/login-policy.js';
+import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
+import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
+import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
+import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
+import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
+import type { Store } from '../domain/store.port.js';
+import type { LoginEvents } from './login-events.js';
+import type { ClientInfo, LoginResult } from './login-result.js';
+import type { SessionIssuer } from './session-issuer.js';
+
+export interface SsoLoginInput {
+  nonce: string;
+  authorizationCode: string;
+  redirectUri: string;
+  codeVerifier?: string;
+  presentedToken: string | null;
+  client: ClientInfo;
+}
+
+export interface SsoLoginSettings {
+  redirectUris: readonly string[];
+  userLevels: readonly number[];
+}
+
+/**
+ * `POST /api/v1/openid/login/`: the second step of the OpenID Connect code flow. The provider
+ * adapter exchanges and validates; the per-customer interpreter maps the tokens to (username,
+ * group); the local user must exist in that group with a level allowed to use SSO.
+ */
+export class SsoLogin {
+  private readonly policy = LoginPolicy.forSsoLogin();
+
+  constructor(
+    private readonly store: Store,
+    private readonly provider: OpenIdProvider,
+    private readonly interpreter: SsoTokenInterpreter,
+    private readonly sealer: TokenSealer,
+    private readonly issuer: SessionIssuer,
+    private readonly settings: SsoLoginSettings,
+    private readonly events: LoginEvents,
+  ) {}
+
+  async execute(input: SsoLoginInput): Promise<LoginResult> {
+    if (!this.settings.redirectUris.includes(input.redirectUri)) {
+      throw new DomainError('INVALID_REQUEST', 'redirect_uri is not one of the allowed redirect URIs.', {
+        errors: [{ path: 'redirect_uri', message: 'not allowed' }],
+      });
+    }
+    try {
+      return await this.login(input);
+    } catch (error) {
+      if (isDomainError(error)) {
+        this.events.loginFailed({ method: 'sso', reason: error.code, userId: null });
+      }
+      throw error;
+    }
+  }
+
+  private async login(input: SsoLoginInput): Promise<LoginResult> {
+    const tokens = await this.provider.exchangeCode({
+      authorizationCode: input.authorizationCode,
+      redirectUri: input.redirectUri,
+      nonce: input.nonce,
+      ...(input.codeVerifier ? { codeVerifier: input.codeVerifier } : {}),
+    });
+    let identity: unknown;
+    try {
+      identity = await this.interpreter.interpret(tokens);
+    } catch (error) {
+      if (isDomainError(error)) throw error;
+      // A customer interpreter's own bug must not become a 500 or leak its message.
+      throw new DomainError('SSO_INVALID', 'The tokens could not be interpreted.', { cause: error });
+    }
+    const { username, groupId } = checkSsoIdentity(identity);
+    const user = await this.store.users.findByGroupAndUsername(groupId, username);
+    const decision = this.policy.evaluate({ method: 'sso', user, ssoUserLevels: this.settings.userLevels });
+    if (!decision.allowed) {
+      this.events.loginFailed({ method: 'sso', reason: decision.reason, userId: user?.userId ?? null });
+      throw new DomainError(
+        'SSO_INVALID_GROUPID_AND_USERNAME',
+        'No user matches the group and username returned by the OpenID provider, or that user may not use single sign-on.',
+      );
+    }
+    const account = user!;
+    const result = await this.issuer.issue(this.store, {
+      user: account,
+      method: 'sso',
+      presentedToken: input.presentedToken,
+      client: input.client,
+      sso: {
+        issuer: tokens.issuer,
+        subject: tokens.subject,
+        sid: tokens.sid ?? null,
+        idToken: tokens.idToken,
+        accessTokenSealed: tokens.accessToken ? this.sealer.seal(tokens.accessToken) : null,
+        refreshTokenSealed: tokens.refreshToken ? this.sealer.seal(tokens.refreshToken) : null,
+      },
+    });
+    this.events.loginSucceeded({ method: 'sso', userId: account.userId });
+    return result;
+  }
+}

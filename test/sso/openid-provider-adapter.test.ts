@@ -1,0 +1,552 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  OpenIdClientProvider,
+  type OpenIdClientProviderOptions,
+} from '../../src/adapters/openid/openid-client-provider.js';
+import { DomainError } from '../../src/domain/shared/domain-error.js';
+import {
+  BACKCHANNEL_LOGOUT_EVENT,
+  DEFAULT_REDIRECT_URI,
+  decodeJwtPayload,
+  generateSigningKey,
+  pkceChallenge,
+  signJwt,
+  startTestProvider,
+  type TestProvider,
+  tamperSignature,
+} from '../support/oidc/test-provider.js';
+
+let tp: TestProvider;
+const QUERY_REDIRECT_URI = 'http://127.0.0.1:5555/cb?tenant=acme';
+
+beforeAll(async () => {
+  tp = await startTestProvider({
+    redirectUris: [DEFAULT_REDIRECT_URI, QUERY_REDIRECT_URI],
+    accounts: {
+      alice: { preferred_username: 'alice', groups: ['g1'] },
+      bob: { preferred_username: 'bob', groups: ['g1', 'g2'] },
+      nameless: { groups: ['g1'] },
+      nested: { realm_access: { roles: ['r1', 'r2'] }, tenant: { id: 't-1', name: 'Acme' } },
+    },
+  });
+});
+
+afterAll(async () => {
+  await tp?.close();
+});
+
+afterEach(() => {
+  tp.stall(null);
+});
+
+function adapter(overrides: Partial<OpenIdClientProviderOptions> = {}): OpenIdClientProvider {
+  const { gatehouse } = tp.clients;
+  return new OpenIdClientProvider({
+    issuer: tp.issuer,
+    clientId: gatehouse.clientId,
+    clientSecret: gatehouse.clientSecret!,
+    clientAuth: 'client_secret_basic',
+    timeoutMs: 2_000,
+    allowInsecureHttp: true,
+    ...overrides,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}
+
+const nonce = () => randomBytes(16).toString('base64url');
+
+/** Issues a real code for `accountId` and exchanges it with `provider`. */
+async function login(provider: OpenIdClientProvider, accountId = 'alice', scope?: string) {
+  const n = nonce();
+  const { code } = await tp.issueCode({ accountId, nonce: n, ...(scope ? { scope } : {}) });
+  return provider.exchangeCode({ authorizationCode: code, redirectUri: DEFAULT_REDIRECT_URI, nonce: n });
+}
+
+/** A fetch that lets the real provider answer, then rewrites its token endpoint response. */
+function rewritingFetch(
+  rewrite: (body: Record<string, unknown>) => Record<string, unknown> | Response,
+): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(input, init);
+    if (String(input) !== `${tp.issuer}/token` || response.status !== 200) return response;
+    const result = rewrite((await response.json()) as Record<string, unknown>);
+    if (result instanceof Response) return result;
+    return new Response(JSON.stringify(result), {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+  }) as typeof fetch;
+}
+
+/** Rewrites the ID token's claims and re-signs it with `key` (default: the provider's own key). */
+function resignIdToken(
+  change: (claims: Record<string, unknown>) => Record<string, unknown>,
+  key: Parameters<typeof signJwt>[2] = tp.signingKey,
+) {
+  return rewritingFetch((body) => ({
+    ...body,
+    id_token: signJwt({}, change(decodeJwtPayload(body.id_token as string)), key),
+  }));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('OpenIdClientProvider: code exchange against a real oidc-provider', () => {
+  it('exchanges a code, validates the ID token and returns claims, subject, issuer and sid', async () => {
+    const provider = adapter();
+    expect(provider.isDiscovered()).toBe(false);
+
+    const result = await login(provider);
+
+    expect(provider.isDiscovered()).toBe(true);
+    expect(result.issuer).toBe(tp.issuer);
+    expect(result.subject).toBe('alice');
+    expect(result.claims).toMatchObject({ sub: 'alice', preferred_username: 'alice', groups: ['g1'] });
+    expect(result.claims.iss).toBe(tp.issuer);
+    expect(result.claims.aud).toBe('gatehouse');
+    // The gatehouse client is registered with backchannel_logout_session_required: sid is sent.
+    expect(typeof result.sid).toBe('string');
+    expect(result.claims.sid).toBe(result.sid);
+    expect(result.idToken.split('.')).toHaveLength(3);
+    expect(result.accessToken).toBeTruthy();
+    expect(result.refreshToken).toBeUndefined();
+  });
+
+  it('passes arbitrary claim layouts through unchanged', async () => {
+    const provider = adapter();
+    expect((await login(provider, 'bob')).claims.groups).toEqual(['g1', 'g2']);
+    const nameless = await login(provider, 'nameless');
+    expect(nameless.claims.preferred_username).toBeUndefined();
+    expect(nameless.claims.groups).toEqual(['g1']);
+    const nested = await login(provider, 'nested');
+    expect(nested.claims.realm_access).toEqual({ roles: ['r1', 'r2'] });
+    expect(nested.claims.tenant).toEqual({ id: 't-1', name: 'Acme' });
+  });
+
+  it('authenticates with client_secret_post and private_key_jwt too', async () => {
+    const { post, privateKeyJwt } = tp.clients;
+    for (const client of [post, privateKeyJwt]) {
+      const provider = adapter({
+        clientId: client.clientId,
+        clientAuth: client.clientAuth,
+        ...(client.clientSecret
+          ? { clientSecret: client.clientSecret }
+          : { privateKeyJwk: client.privateKeyJwk! }),
+      });
+      const n = nonce();
+      const { code } = await tp.issueCode({ accountId: 'alice', nonce: n, clientId: client.clientId });
+      const result = await provider.exchangeCode({
+        authorizationCode: code,
+        redirectUri: DEFAULT_REDIRECT_URI,
+        nonce: n,
+      });
+      expect(result.claims.aud).toBe(client.clientId);
+    }
+  });
+
+  it('refuses a nonce mismatch with SSO_INVALID', async () => {
+    const { code } = await tp.issueCode({ accountId: 'alice', nonce: nonce() });
+    const error = await failure(
+      adapter().exchangeCode({ authorizationCode: code, redirectUri: DEFAULT_REDIRECT_URI, nonce: nonce() }),
+    );
+    expect(error.code).toBe('SSO_INVALID');
+    expect(error.message).not.toContain(code);
+  });
+
+  it('refuses a code issued to another client with SSO_REFUSED (the token endpoint says invalid_grant)', async () => {
+    // oidc-provider binds the code to the client it was issued to; a different registered client
+    // presenting it gets invalid_grant before any ID token exists, so the audience check never runs.
+    const n = nonce();
+    const { code } = await tp.issueCode({ accountId: 'alice', nonce: n });
+    const { other } = tp.clients;
+    const error = await failure(
+      adapter({ clientId: other.clientId, clientSecret: other.clientSecret! }).exchangeCode({
+        authorizationCode: code,
+        redirectUri: DEFAULT_REDIRECT_URI,
+        nonce: n,
+      }),
+    );
+    expect(error.code).toBe('SSO_REFUSED');
+    expect(error.message).toContain('invalid_grant');
+  });
+
+  it('refuses a wrong client secret with SSO_REFUSED (invalid_client)', async () => {
+    const n = nonce();
+    const { code } = await tp.issueCode({ accountId: 'alice', nonce: n });
+    const error = await failure(
+      adapter({ clientSecret: 'wrong-secret-0123456789abcdef' }).exchangeCode({
+        authorizationCode: code,
+        redirectUri: DEFAULT_REDIRECT_URI,
+        nonce: n,
+      }),
+    );
+    expect(error.code).toBe('SSO_REFUSED');
+    expect(error.message).not.toContain('wrong-secret');
+  });
+
+  it('refuses a replayed code with SSO_REFUSED', async () => {
+    const provider = adapter();
+    const n = nonce();
+    const { code } = await tp.issueCode({ accountId: 'alice', nonce: n });
+    const request = { authorizationCode: code, redirectUri: DEFAULT_REDIRECT_URI, nonce: n };
+    await provider.exchangeCode(request);
+    const error = await failure(provider.exchangeCode(request));
+    expect(error.code).toBe('SSO_REFUSED');
+    expect(error.message).not.toContain(code);
+  });
+
+  it('refuses a redirect_uri that differs from the authorization request with SSO_REFUSED', async () => {
+    const n = nonce();
+    const { code } = await tp.issueCode({ accountId: 'alice', nonce: n });
+    const error = await failure(
+      adapter().exchangeCode({
+        authorizationCode: code,
+        redirectUri: 'http://127.0.0.1:5555/other',
+        nonce: n,
+      }),
+    );
+    expect(error.code).toBe('SSO_REFUSED');
+  });
+
+  it('sends the redirect_uri exactly as given, even with a query component', async () => {
+    const n = nonce();
+    const { code, callbackUrl } = await tp.issueCode({
+      accountId: 'alice',
+      nonce: n,
+      redirectUri: QUERY_REDIRECT_URI,
+    });
+    expect(new URL(callbackUrl).searchParams.get('tenant')).toBe('acme');
+    const result = await adapter().exchangeCode({
+      authorizationCode: code,
+      redirectUri: QUERY_REDIRECT_URI,
+      nonce: n,
+    });
+    expect(result.subject).toBe('alice');
+  });
+
+  it('supports PKCE: the right verifier succeeds, a wrong or missing one is SSO_REFUSED', async () => {
+    const provider = adapter();
+    const verifier = randomBytes(32).toString('base64url');
+    const codeChallenge = pkceChallenge(verifier);
+
+    let n = nonce();
+    let { code } = await tp.issueCode({ accountId: 'alice', nonce: n, codeChallenge });
+    const ok = await provider.exchangeCode({
+      authorizationCode: code,
+      redirectUri: DEFAULT_REDIRECT_URI,
+      nonce: n,
+      codeVerifier: verifier,
+    });
+    expect(ok.subject).toBe('alice');
+
+    n = nonce();
+    ({ code } = await tp.issueCode({ accountId: 'alice', nonce: n, codeChallenge }));
+    const wrong = await failure(
+      provider.exchangeCode({
+        authorizationCode: code,
+        redirectUri: DEFAULT_REDIRECT_URI,
+        nonce: n,
+        codeVerifier: randomBytes(32).toString('base64url'),
+      }),
+    );
+    expect(wrong.code).toBe('SSO_REFUSED');
+
+    n = nonce();
+    ({ code } = await tp.issueCode({ accountId: 'alice', nonce: n, codeChallenge }));
+    const missing = await failure(
+      provider.exchangeCode({ authorizationCode: code, redirectUri: DEFAULT_REDIRECT_URI, nonce: n }),
+    );
+    expect(missing.code).toBe('SSO_REFUSED');
+  });
+
+  it('keeps working across a key rotation (same adapter; an unknown kid refetches the JWKS once)', async () => {
+    let jwksFetches = 0;
+    const provider = adapter({
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        if (String(input) === `${tp.issuer}/jwks`) jwksFetches += 1;
+        return fetch(input, init);
+      }) as typeof fetch,
+    });
+    const first = await login(provider);
+    expect(jwksFetches).toBe(1);
+    const oldKid = tp.signingKey.kid;
+
+    const newKey = await tp.rotateKeys();
+    expect(newKey.kid).not.toBe(oldKid);
+
+    const second = await login(provider);
+    expect(JSON.parse(Buffer.from(second.idToken.split('.')[0]!, 'base64url').toString()).kid).toBe(
+      newKey.kid,
+    );
+    expect(JSON.parse(Buffer.from(first.idToken.split('.')[0]!, 'base64url').toString()).kid).toBe(oldKid);
+    expect(jwksFetches).toBe(2);
+
+    // A cached key serves the next login without a fetch.
+    await login(provider);
+    expect(jwksFetches).toBe(2);
+  });
+
+  it('requires the discovered issuer to equal the configured issuer exactly', async () => {
+    const error = await failure(login(adapter({ issuer: `${tp.issuer}/` })));
+    expect(error.code).toBe('SSO_INVALID');
+  });
+
+  it('rejects an http issuer unless allowInsecureHttp', () => {
+    expect(() => adapter({ allowInsecureHttp: false })).toThrow(/https/);
+  });
+});
+
+describe('OpenIdClientProvider: ID tokens the real provider would not send', () => {
+  it('refuses a token whose signature was altered', async () => {
+    const provider = adapter({
+      fetch: rewritingFetch((body) => ({ ...body, id_token: tamperSignature(body.id_token as string) })),
+    });
+    const error = await failure(login(provider));
+    expect(error.code).toBe('SSO_INVALID');
+  });
+
+  it('refuses a token signed with a foreign key, under a new kid or under the provider kid', async () => {
+    const foreign = generateSigningKey('RS256');
+    expect((await failure(login(adapter({ fetch: resignIdToken((c) => c, foreign) })))).code).toBe(
+      'SSO_INVALID',
+    );
+    const impostor = { ...foreign, kid: tp.signingKey.kid };
+    expect((await failure(login(adapter({ fetch: resignIdToken((c) => c, impostor) })))).code).toBe(
+      'SSO_INVALID',
+    );
+  });
+
+  it('refuses alg none and HS256 (signed with the client secret)', async () => {
+    expect((await failure(login(adapter({ fetch: resignIdToken((c) => c, { alg: 'none' }) })))).code).toBe(
+      'SSO_INVALID',
+    );
+    const hs = { alg: 'HS256' as const, secret: tp.clients.gatehouse.clientSecret! };
+    expect((await failure(login(adapter({ fetch: resignIdToken((c) => c, hs) })))).code).toBe('SSO_INVALID');
+  });
+
+  it('refuses none and HS256 itself, even when the provider metadata advertises them', async () => {
+    // openid-client already refuses an alg outside id_token_signing_alg_values_supported; here the
+    // discovery document is rewritten to allow them, so only the adapter's own allow-list stands.
+    const advertiseWeakAlgs = (inner: typeof fetch): typeof fetch =>
+      (async (input: string | URL | Request, init?: RequestInit) => {
+        const response = await inner(input, init);
+        if (!String(input).endsWith('/.well-known/openid-configuration')) return response;
+        const metadata = (await response.json()) as Record<string, unknown>;
+        metadata.id_token_signing_alg_values_supported = ['RS256', 'HS256', 'none'];
+        return new Response(JSON.stringify(metadata), { headers: { 'content-type': 'application/json' } });
+      }) as typeof fetch;
+    const hs = { alg: 'HS256' as const, secret: tp.clients.gatehouse.clientSecret! };
+    for (const key of [hs, { alg: 'none' as const }]) {
+      const provider = adapter({ fetch: advertiseWeakAlgs(resignIdToken((c) => c, key)) });
+      const error = await failure(login(provider));
+      expect(error.code).toBe('SSO_INVALID');
+      expect(error.message).toContain('JWS algorithm not allowed');
+    }
+  });
+
+  it.each([
+    ['another audience', (c: Record<string, unknown>) => ({ ...c, aud: 'other-app' })],
+    ['another issuer', (c: Record<string, unknown>) => ({ ...c, iss: 'http://127.0.0.1:1' })],
+    ['expired', (c: Record<string, unknown>) => ({ ...c, exp: Math.floor(Date.now() / 1000) - 120 })],
+    [
+      'issued in the future',
+      (c: Record<string, unknown>) => ({ ...c, iat: Math.floor(Date.now() / 1000) + 300 }),
+    ],
+    ['without iat', (c: Record<string, unknown>) => ({ ...c, iat: undefined })],
+    ['without nonce', (c: Record<string, unknown>) => ({ ...c, nonce: undefined })],
+  ])('refuses a correctly signed token that is %s', async (_label, change) => {
+    const error = await failure(login(adapter({ fetch: resignIdToken(change) })));
+    expect(error.code).toBe('SSO_INVALID');
+  });
+
+  it('refuses a token response without an ID token', async () => {
+    const provider = adapter({ fetch: rewritingFetch(({ id_token: _dropped, ...body }) => body) });
+    expect((await failure(login(provider))).code).toBe('SSO_INVALID');
+  });
+
+  it('reports a 5xx from the token endpoint as SSO_UNREACHABLE', async () => {
+    const json = (status: number, body: unknown) =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    let provider = adapter({ fetch: rewritingFetch(() => json(500, { error: 'server_error' })) });
+    expect((await failure(login(provider))).code).toBe('SSO_UNREACHABLE');
+    provider = adapter({
+      fetch: rewritingFetch(() => new Response('<html>Bad gateway</html>', { status: 502 })),
+    });
+    expect((await failure(login(provider))).code).toBe('SSO_UNREACHABLE');
+  });
+});
+
+describe('OpenIdClientProvider: an unavailable provider', () => {
+  it('reports a closed port as SSO_UNREACHABLE and stays undiscovered', async () => {
+    const provider = adapter({ issuer: `http://127.0.0.1:${await freePort()}` });
+    const error = await failure(
+      provider.exchangeCode({ authorizationCode: 'x', redirectUri: DEFAULT_REDIRECT_URI, nonce: 'n' }),
+    );
+    expect(error.code).toBe('SSO_UNREACHABLE');
+    expect(provider.isDiscovered()).toBe(false);
+    expect((await failure(provider.validateLogoutToken(tp.signLogoutToken()))).code).toBe('SSO_UNREACHABLE');
+    expect((await failure(provider.logout({ refreshToken: 'r' }))).code).toBe('SSO_UNREACHABLE');
+  });
+
+  it('retries discovery on the next call after a failure', async () => {
+    let down = true;
+    const provider = adapter({
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        if (down) throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+        return fetch(input, init);
+      }) as typeof fetch,
+    });
+    expect((await failure(login(provider))).code).toBe('SSO_UNREACHABLE');
+    expect(provider.isDiscovered()).toBe(false);
+    down = false;
+    expect((await login(provider)).subject).toBe('alice');
+    expect(provider.isDiscovered()).toBe(true);
+  });
+
+  it('times out discovery of a stalled provider with SSO_UNREACHABLE', async () => {
+    const provider = adapter({ timeoutMs: 300 });
+    tp.stall(3_000);
+    const started = performance.now();
+    const error = await failure(
+      provider.exchangeCode({ authorizationCode: 'x', redirectUri: DEFAULT_REDIRECT_URI, nonce: 'n' }),
+    );
+    const elapsed = performance.now() - started;
+    expect(error.code).toBe('SSO_UNREACHABLE');
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(300 + 700);
+  });
+
+  it('times out a stalled token endpoint with SSO_UNREACHABLE', async () => {
+    const provider = adapter({ timeoutMs: 300 });
+    await login(provider); // discovered and JWKS cached
+    const n = nonce();
+    const { code } = await tp.issueCode({ accountId: 'alice', nonce: n });
+    tp.stall(3_000);
+    const started = performance.now();
+    const error = await failure(
+      provider.exchangeCode({ authorizationCode: code, redirectUri: DEFAULT_REDIRECT_URI, nonce: n }),
+    );
+    const elapsed = performance.now() - started;
+    expect(error.code).toBe('SSO_UNREACHABLE');
+    expect(elapsed).toBeLessThan(300 + 700);
+  });
+});
+
+describe('OpenIdClientProvider: logout', () => {
+  it('revokes refresh and access tokens (RFC 7009); introspection then calls them inactive', async () => {
+    const provider = adapter();
+    const tokens = await login(provider, 'alice', 'openid offline_access');
+    expect(tokens.refreshToken).toBeTruthy();
+    expect(await tp.introspect(tokens.refreshToken!)).toMatchObject({ active: true, sub: 'alice' });
+    expect(await tp.introspect(tokens.accessToken!)).toMatchObject({ active: true });
+
+    const result = await provider.logout({
+      idToken: tokens.idToken,
+      refreshToken: tokens.refreshToken!,
+      accessToken: tokens.accessToken!,
+    });
+
+    expect(result).toEqual({ revoked: 2 });
+    expect(await tp.introspect(tokens.refreshToken!)).toEqual({ active: false });
+    expect(await tp.introspect(tokens.accessToken!)).toEqual({ active: false });
+  });
+
+  it('revokes nothing when no token is given', async () => {
+    expect(await adapter().logout({ idToken: 'x' })).toEqual({ revoked: 0 });
+  });
+
+  it('reports a refused revocation as SSO_REFUSED', async () => {
+    const error = await failure(
+      adapter({ clientSecret: 'wrong-secret-0123456789abcdef' }).logout({ refreshToken: 'whatever' }),
+    );
+    expect(error.code).toBe('SSO_REFUSED');
+    expect(error.message).not.toContain('whatever');
+  });
+});
+
+describe('OpenIdClientProvider: back-channel logout tokens', () => {
+  it('accepts a logout token the real provider sends, with sub and sid', async () => {
+    const provider = adapter();
+    const { sid } = await login(provider);
+    await tp.sendBackchannelLogout({ sub: 'alice', sid: sid! });
+    const token = tp.capturedLogoutTokens.at(-1)!;
+    expect(await provider.validateLogoutToken(token)).toEqual({ issuer: tp.issuer, subject: 'alice', sid });
+  });
+
+  it('accepts hand-signed tokens with sub only, sid only, and an aud array', async () => {
+    const provider = adapter();
+    expect(await provider.validateLogoutToken(tp.signLogoutToken({ sub: 'bob' }))).toEqual({
+      issuer: tp.issuer,
+      subject: 'bob',
+    });
+    expect(await provider.validateLogoutToken(tp.signLogoutToken({ sub: undefined, sid: 's-1' }))).toEqual({
+      issuer: tp.issuer,
+      sid: 's-1',
+    });
+    expect(
+      await provider.validateLogoutToken(
+        tp.signLogoutToken({ aud: ['x', 'gatehouse'] }, { header: { typ: undefined } }),
+      ),
+    ).toEqual({ issuer: tp.issuer, subject: 'alice' });
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  it.each<[string, () => string]>([
+    ['a nonce', () => tp.signLogoutToken({ nonce: 'n' })],
+    ['a wrong aud', () => tp.signLogoutToken({ aud: 'other-app' })],
+    ['a wrong iss', () => tp.signLogoutToken({ iss: 'http://127.0.0.1:1' })],
+    ['a foreign key', () => tp.signLogoutToken({}, { key: generateSigningKey('RS256') })],
+    [
+      'a foreign key under the provider kid',
+      () => tp.signLogoutToken({}, { key: { ...generateSigningKey('RS256'), kid: tp.signingKey.kid } }),
+    ],
+    ['a flipped signature bit', () => tamperSignature(tp.signLogoutToken())],
+    ['no events', () => tp.signLogoutToken({ events: undefined })],
+    ['events without the logout event', () => tp.signLogoutToken({ events: { 'urn:other': {} } })],
+    [
+      'a logout event that is not an object',
+      () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: 'yes' } }),
+    ],
+    ['a stale iat', () => tp.signLogoutToken({ iat: now() - 600, exp: undefined })],
+    ['an iat in the future', () => tp.signLogoutToken({ iat: now() + 600 })],
+    ['no iat', () => tp.signLogoutToken({ iat: undefined })],
+    ['a passed exp', () => tp.signLogoutToken({ iat: now() - 100, exp: now() - 60 })],
+    ['neither sub nor sid', () => tp.signLogoutToken({ sub: undefined, sid: undefined })],
+    ['typ JWT', () => tp.signLogoutToken({}, { header: { typ: 'JWT' } })],
+    ['alg none', () => tp.signLogoutToken({}, { key: { alg: 'none' } })],
+    [
+      'HS256 with the client secret',
+      () => tp.signLogoutToken({}, { key: { alg: 'HS256', secret: tp.clients.gatehouse.clientSecret! } }),
+    ],
+    ['garbage', () => 'not-a-jwt'],
+  ])('refuses a token with %s as SSO_INVALID', async (_label, make) => {
+    const error = await failure(adapter().validateLogoutToken(make()));
+    expect(error.code).toBe('SSO_INVALID');
+  });
+
+  it('accepts a token signed with a key rotated in after the JWKS was cached', async () => {
+    const provider = adapter();
+    await provider.validateLogoutToken(tp.signLogoutToken());
+    await tp.rotateKeys();
+    expect(await provider.validateLogoutToken(tp.signLogoutToken({ sid: 's-2' }))).toMatchObject({
+      sid: 's-2',
+    });
+  });
+});
