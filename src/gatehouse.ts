@@ -10,6 +10,7 @@ import type { LoginEvents } from './application/login-events.js';
 import type { SessionAuthenticator } from './application/session-authenticator.js';
 import { buildContainer } from './composition/container.js';
 import { openStore } from './composition/open-store.js';
+import { createSsoParts } from './composition/sso-parts.js';
 import { TOKENS } from './composition/tokens.js';
 import type { Config } from './config/config.js';
 import type { PasswordHasher } from './domain/password/password-hasher.port.js';
@@ -25,6 +26,8 @@ export interface GatehouseOptions {
   loginEvents?: LoginEvents;
   /** An already-open SQL client (tests); otherwise opened from the configuration. */
   sqlClient?: SqlClient;
+  /** Replaces the network `fetch` used towards the OpenID provider (tests). */
+  oidcFetch?: typeof fetch;
 }
 
 export interface Gatehouse {
@@ -46,6 +49,12 @@ export interface Gatehouse {
 /** Opens the store (migrating it), builds the container and the Koa app. */
 export async function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
   const logger = options.logger ?? createLogger(options.config.logLevel);
+  // Interpreter and provider settings are checked before the store opens, so a bad one fails fast.
+  const sso = await createSsoParts(
+    options.config,
+    logger,
+    options.oidcFetch ? { fetch: options.oidcFetch } : {},
+  );
   const { store } = await openStore(
     options.config,
     logger,
@@ -55,6 +64,7 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     config: options.config,
     logger,
     store,
+    sso,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),

@@ -12,6 +12,8 @@ import type { Store } from '../domain/store.port.js';
 import { applicationModule } from './application-module.js';
 import { httpModule } from './http-module.js';
 import { passwordModule } from './password-module.js';
+import { ssoModule } from './sso-module.js';
+import type { SsoParts } from './sso-parts.js';
 import { TOKENS } from './tokens.js';
 
 export interface ContainerParts {
@@ -23,6 +25,8 @@ export interface ContainerParts {
   /** Tests may pass a cheaper hasher; production uses argon2id at the configured cost. */
   passwordHasher?: PasswordHasher;
   loginEvents?: LoginEvents;
+  /** Built by createSsoParts (async, at start-up); null when SSO is off. */
+  sso?: SsoParts | null;
 }
 
 /** The composition root: the only place that knows which adapter serves which port. */
@@ -34,7 +38,8 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.Clock).toConstantValue(parts.clock ?? systemClock);
   container.bind(TOKENS.Random).toConstantValue(parts.random ?? nodeRandom);
   container.bind(TOKENS.LoginEvents).toConstantValue(parts.loginEvents ?? loggedLoginEvents(parts.logger));
+  container.bind(TOKENS.SsoParts).toConstantValue(parts.sso ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
-  container.load(passwordModule, applicationModule, httpModule);
+  container.load(passwordModule, applicationModule, ssoModule, httpModule);
   return container;
 }

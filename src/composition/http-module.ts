@@ -2,11 +2,15 @@ import { ContainerModule } from 'inversify';
 import { createHttpApp } from '../adapters/http/app.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
 import { sessionRoutes } from '../adapters/http/routes/session-routes.js';
+import { ssoRoutes } from '../adapters/http/routes/sso-routes.js';
 import type { Logger } from '../adapters/logging/logger.js';
+import type { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
+import type { SsoLogin } from '../application/sso-login.js';
+import type { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
 import type { Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
@@ -22,6 +26,9 @@ export const httpModule = new ContainerModule(({ bind }) => {
         logout: Logout,
         changePassword: ChangePassword,
         authenticator: SessionAuthenticator,
+        ssoLogin: SsoLogin | null,
+        ssoLogout: SsoLogout | null,
+        backchannelLogout: BackchannelLogout | null,
       ) =>
         createHttpApp({
           logger,
@@ -37,6 +44,14 @@ export const httpModule = new ContainerModule(({ bind }) => {
               cookie: config.cookie,
               absoluteTimeoutS: config.session.absoluteTimeoutS,
             }),
+            ssoRoutes({
+              sso:
+                ssoLogin && ssoLogout && backchannelLogout
+                  ? { login: ssoLogin, logout: ssoLogout, backchannelLogout }
+                  : null,
+              cookie: config.cookie,
+              absoluteTimeoutS: config.session.absoluteTimeoutS,
+            }),
           ],
         }),
       [
@@ -47,6 +62,9 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.Logout,
         TOKENS.ChangePassword,
         TOKENS.SessionAuthenticator,
+        TOKENS.SsoLogin,
+        TOKENS.SsoLogout,
+        TOKENS.BackchannelLogout,
       ],
     )
     .inSingletonScope();

@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { GatehouseState } from '../adapters/http/state.js';
 import type { Logger } from '../adapters/logging/logger.js';
+import type { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
@@ -9,6 +10,8 @@ import type { PasswordLogin } from '../application/password-login.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
 import type { SessionSettings } from '../application/session-settings.js';
+import type { SsoLogin } from '../application/sso-login.js';
+import type { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
@@ -16,6 +19,7 @@ import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
+import type { SsoParts } from './sso-parts.js';
 
 /** Every binding's token, in one place. A token and its interface share a name. */
 export const TOKENS = {
@@ -36,5 +40,10 @@ export const TOKENS = {
   PasswordLogin: Symbol.for('gatehouse.PasswordLogin') as ServiceIdentifier<PasswordLogin>,
   Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
+  /** Null when no OpenID provider is configured. */
+  SsoParts: Symbol.for('gatehouse.SsoParts') as ServiceIdentifier<SsoParts | null>,
+  SsoLogin: Symbol.for('gatehouse.SsoLogin') as ServiceIdentifier<SsoLogin | null>,
+  SsoLogout: Symbol.for('gatehouse.SsoLogout') as ServiceIdentifier<SsoLogout | null>,
+  BackchannelLogout: Symbol.for('gatehouse.BackchannelLogout') as ServiceIdentifier<BackchannelLogout | null>,
   HttpApp: Symbol.for('gatehouse.HttpApp') as ServiceIdentifier<Koa<GatehouseState>>,
 } as const;

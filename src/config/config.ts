@@ -164,6 +164,14 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     if (env.OIDC_CLIENT_AUTH === 'private_key_jwt' && !env.OIDC_PRIVATE_KEY_JWK) {
       problems.push('OIDC_PRIVATE_KEY_JWK: required when OIDC_CLIENT_AUTH=private_key_jwt');
     }
+    if (env.OIDC_PRIVATE_KEY_JWK) {
+      try {
+        const jwk = JSON.parse(env.OIDC_PRIVATE_KEY_JWK) as unknown;
+        if (!jwk || typeof jwk !== 'object' || !('d' in jwk)) throw new Error('not a private JWK');
+      } catch {
+        problems.push('OIDC_PRIVATE_KEY_JWK: must be a private key as a JSON Web Key (JSON object with "d")');
+      }
+    }
     if (env.OIDC_CLIENT_AUTH !== 'private_key_jwt' && !env.OIDC_CLIENT_SECRET) {
       problems.push(`OIDC_CLIENT_SECRET: required when OIDC_CLIENT_AUTH=${env.OIDC_CLIENT_AUTH}`);
     }

@@ -15,6 +15,11 @@ export class AesTokenSealer implements TokenSealer {
     this.key = key;
   }
 
+  /** A key that lives as long as the process (development only). */
+  static random(): AesTokenSealer {
+    return new AesTokenSealer(randomBytes(32));
+  }
+
   static fromBase64(value: string): AesTokenSealer {
     return new AesTokenSealer(Buffer.from(value, 'base64'));
   }

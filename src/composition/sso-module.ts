@@ -1,0 +1,45 @@
+import { ContainerModule } from 'inversify';
+import { BackchannelLogout } from '../application/backchannel-logout.js';
+import type { LoginEvents } from '../application/login-events.js';
+import type { SessionIssuer } from '../application/session-issuer.js';
+import { SsoLogin } from '../application/sso-login.js';
+import { SsoLogout } from '../application/sso-logout.js';
+import type { Config } from '../config/config.js';
+import type { Store } from '../domain/store.port.js';
+import type { SsoParts } from './sso-parts.js';
+import { TOKENS } from './tokens.js';
+
+/** SSO use cases; each resolves to null when no OpenID provider is configured. */
+export const ssoModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.SsoLogin)
+    .toResolvedValue(
+      (parts: SsoParts | null, store: Store, issuer: SessionIssuer, config: Config, events: LoginEvents) =>
+        parts
+          ? new SsoLogin(
+              store,
+              parts.provider,
+              parts.interpreter,
+              parts.sealer,
+              issuer,
+              { redirectUris: config.oidc?.redirectUris ?? [], userLevels: config.sso.userLevels },
+              events,
+            )
+          : null,
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionIssuer, TOKENS.Config, TOKENS.LoginEvents],
+    )
+    .inSingletonScope();
+  bind(TOKENS.SsoLogout)
+    .toResolvedValue(
+      (parts: SsoParts | null, store: Store, events: LoginEvents) =>
+        parts ? new SsoLogout(store, parts.provider, parts.interpreter, parts.sealer, events) : null,
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents],
+    )
+    .inSingletonScope();
+  bind(TOKENS.BackchannelLogout)
+    .toResolvedValue(
+      (parts: SsoParts | null, store: Store, events: LoginEvents) =>
+        parts ? new BackchannelLogout(store, parts.provider, events) : null,
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents],
+    )
+    .inSingletonScope();
+});
