@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { checkSsoIdentity } from '../../src/domain/sso/sso-identity.js';
+
+function codeOf(work: () => unknown): string | undefined {
+  try {
+    work();
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}
+
+describe('checkSsoIdentity', () => {
+  it('accepts one username and one group, trimming both', () => {
+    expect(checkSsoIdentity({ username: ' gina ', groupIds: [' g1 '] })).toEqual({
+      username: 'gina',
+      groupId: 'g1',
+    });
+  });
+
+  it('treats the same group twice as one group', () => {
+    expect(checkSsoIdentity({ username: 'gina', groupIds: ['g1', 'g1'] })).toEqual({
+      username: 'gina',
+      groupId: 'g1',
+    });
+  });
+
+  it.each([
+    ['missing', { groupIds: ['g1'] }],
+    ['empty', { username: '   ', groupIds: ['g1'] }],
+    ['not a string', { username: 42, groupIds: ['g1'] }],
+    ['too long', { username: 'x'.repeat(201), groupIds: ['g1'] }],
+    ['with a control character', { username: 'gi\nna', groupIds: ['g1'] }],
+  ])('refuses a username that is %s with SSO_INVALID_USERNAME', (_label, identity) => {
+    expect(codeOf(() => checkSsoIdentity(identity))).toBe('SSO_INVALID_USERNAME');
+  });
+
+  it('refuses two groups with SSO_MULTI_GROUPS', () => {
+    expect(codeOf(() => checkSsoIdentity({ username: 'gina', groupIds: ['g1', 'g2'] }))).toBe(
+      'SSO_MULTI_GROUPS',
+    );
+  });
+
+  it('refuses no group with SSO_INVALID_GROUPID_AND_USERNAME', () => {
+    expect(codeOf(() => checkSsoIdentity({ username: 'gina', groupIds: [] }))).toBe(
+      'SSO_INVALID_GROUPID_AND_USERNAME',
+    );
+    expect(codeOf(() => checkSsoIdentity({ username: 'gina' }))).toBe('SSO_INVALID_GROUPID_AND_USERNAME');
+  });
+
+  it('refuses a non-object result', () => {
+    expect(codeOf(() => checkSsoIdentity(null))).toBe('SSO_INVALID_USERNAME');
+  });
+});
