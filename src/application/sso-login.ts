@@ -30,6 +30,8 @@ export interface SsoLoginSettings {
  */
 export class SsoLogin {
   private readonly policy = LoginPolicy.forSsoLogin();
+  /** Failures already reported to `events` (so each refused login is reported once). */
+  private readonly reported = new WeakSet<DomainError>();
 
   constructor(
     private readonly store: Store,
@@ -50,7 +52,8 @@ export class SsoLogin {
     try {
       return await this.login(input);
     } catch (error) {
-      if (isDomainError(error)) {
+      // A refusal by the login policy was already reported, with its reason and user.
+      if (isDomainError(error) && !this.reported.has(error)) {
         this.events.loginFailed({ method: 'sso', reason: error.code, userId: null });
       }
       throw error;
@@ -77,10 +80,12 @@ export class SsoLogin {
     const decision = this.policy.evaluate({ method: 'sso', user, ssoUserLevels: this.settings.userLevels });
     if (!decision.allowed) {
       this.events.loginFailed({ method: 'sso', reason: decision.reason, userId: user?.userId ?? null });
-      throw new DomainError(
+      const refusal = new DomainError(
         'SSO_INVALID_GROUPID_AND_USERNAME',
         'No user matches the group and username returned by the OpenID provider, or that user may not use single sign-on.',
       );
+      this.reported.add(refusal);
+      throw refusal;
     }
     const account = user!;
     const result = await this.issuer.issue(this.store, {

@@ -1,4 +1,5 @@
 import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
+import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
@@ -36,7 +37,18 @@ export class SsoLogout {
       ...(open(ended.sso.refreshTokenSealed) ? { refreshToken: open(ended.sso.refreshTokenSealed)! } : {}),
     };
     await this.provider.logout(tokens);
-    if (this.interpreter?.endProviderSession) await this.interpreter.endProviderSession(tokens);
+    if (this.interpreter?.endProviderSession) {
+      try {
+        await this.interpreter.endProviderSession(tokens);
+      } catch (error) {
+        if (isDomainError(error)) throw error;
+        // A customer package's own failure (typically its network call) must not become a 500:
+        // the spec reports SSO logout failures as SSO_REFUSED or SSO_UNREACHABLE.
+        throw new DomainError('SSO_UNREACHABLE', 'The OpenID provider session could not be ended.', {
+          cause: error,
+        });
+      }
+    }
     return { endedLocally: true, provider: 'done' };
   }
 }

@@ -36,6 +36,8 @@ export interface StartOptions {
   /** Pass a logger level to capture logs (default: 'info' captured into `logs`). */
   clock?: TestClock;
   prepare?: (gatehouse: Gatehouse) => Promise<void> | void;
+  /** Replaces the `fetch` Gatehouse uses towards the OpenID provider (createGatehouse's oidcFetch). */
+  oidcFetch?: typeof fetch;
 }
 
 /** A real Gatehouse on a real loopback socket over a fresh, migrated database. */
@@ -66,6 +68,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     clock,
     passwordHasher: hasher,
     sqlClient,
+    ...(options.oidcFetch ? { oidcFetch: options.oidcFetch } : {}),
   });
   await options.prepare?.(gatehouse);
   const running = await listen(gatehouse.app, 0, '127.0.0.1');

@@ -71,7 +71,13 @@ export class JwksVerifier {
     this.#options = options;
   }
 
-  async verify(jwt: string): Promise<VerifiedJws> {
+  /**
+   * `fromProvider`: the JWS came straight from the provider over the authenticated back channel
+   * (the token endpoint's ID token), so an unknown `kid` always refetches the JWKS: anyone can post
+   * a forged logout token with a made-up `kid`, and that must not hold back the refetch a
+   * legitimate login needs right after a key rotation.
+   */
+  async verify(jwt: string, options: { fromProvider?: boolean } = {}): Promise<VerifiedJws> {
     const parts = jwt.split('.');
     if (parts.length !== 3) throw invalid('not a signed JWT');
     const [encodedHeader = '', encodedPayload = '', encodedSignature = ''] = parts;
@@ -84,7 +90,7 @@ export class JwksVerifier {
     const signature = Buffer.from(encodedSignature, 'base64url');
     if (signature.length === 0) throw invalid('JWS signature missing');
 
-    const candidates = await this.#candidates(alg, header.kid as string | undefined);
+    const candidates = await this.#candidates(alg, header.kid as string | undefined, options.fromProvider);
     if (candidates.length === 0) throw invalid('no provider key matches the JWS');
     const data = Buffer.from(`${encodedHeader}.${encodedPayload}`);
     const spec = ALGORITHMS[alg]!;
@@ -111,13 +117,14 @@ export class JwksVerifier {
     return { header, payload: parsePart(encodedPayload, 'payload') };
   }
 
-  async #candidates(alg: string, kid: string | undefined): Promise<Jwk[]> {
+  async #candidates(alg: string, kid: string | undefined, fromProvider = false): Promise<Jwk[]> {
     const stale = this.#keys === undefined || Date.now() - this.#fetchedAt >= JWKS_MAX_AGE_MS;
     const keys = stale ? await this.#refetch() : this.#keys!;
     const found = select(keys, alg, kid);
     if (found.length > 0 || stale) return found;
     // Unknown key: the provider may have rotated its keys. Refetch once.
-    if (Date.now() - this.#lastMissRefetchAt < this.#options.missRefetchCooldownMs) return found;
+    if (!fromProvider && Date.now() - this.#lastMissRefetchAt < this.#options.missRefetchCooldownMs)
+      return found;
     this.#lastMissRefetchAt = Date.now();
     return select(await this.#refetch(), alg, kid);
   }

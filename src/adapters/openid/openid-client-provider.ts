@@ -46,6 +46,14 @@ export interface OpenIdClientProviderOptions {
   jwksMissRefetchCooldownMs?: number;
   /** Fetch implementation (default globalThis.fetch). */
   fetch?: typeof fetch;
+  /** Told the endpoint, outcome and duration (to the response headers) of each request (metrics). */
+  observer?: (call: OpenIdCallObservation) => void;
+}
+
+export interface OpenIdCallObservation {
+  endpoint: 'discovery' | 'token' | 'jwks' | 'revocation' | 'userinfo' | 'other';
+  outcome: 'ok' | 'client_error' | 'server_error' | 'timeout' | 'network_error';
+  durationS: number;
 }
 
 type Claims = Record<string, unknown>;
@@ -159,7 +167,8 @@ export class OpenIdClientProvider implements OpenIdProvider {
       const idToken = tokens.id_token;
       const validated = tokens.claims();
       if (!idToken || !validated) throw ssoError('SSO_INVALID', 'no ID token');
-      await this.#verifier.verify(idToken);
+      // Straight from the token endpoint: an unknown kid always refetches the JWKS once.
+      await this.#verifier.verify(idToken, { fromProvider: true });
       const claims: Claims = { ...validated };
       this.#checkIssuedAt(claims.iat);
       if (typeof claims.sub !== 'string' || claims.sub === '') throw ssoError('SSO_INVALID', 'claim sub');
@@ -345,8 +354,41 @@ export class OpenIdClientProvider implements OpenIdProvider {
     if (redirectUri && body instanceof URLSearchParams && body.get('grant_type') === 'authorization_code') {
       body.set('redirect_uri', redirectUri);
     }
-    return this.#fetch(url, { ...options, signal } as RequestInit);
+    const started = performance.now();
+    const request = this.#fetch(url, { ...options, signal } as RequestInit);
+    return this.#options.observer ? this.#observed(url, started, request) : request;
   };
+
+  async #observed(url: string, started: number, request: Promise<Response>): Promise<Response> {
+    const report = (outcome: OpenIdCallObservation['outcome']) =>
+      this.#options.observer?.({
+        endpoint: this.#endpointOf(url),
+        outcome,
+        durationS: (performance.now() - started) / 1000,
+      });
+    try {
+      const response = await request;
+      report(response.status >= 500 ? 'server_error' : response.status >= 400 ? 'client_error' : 'ok');
+      return response;
+    } catch (error) {
+      report((error as { name?: unknown } | null)?.name === 'TimeoutError' ? 'timeout' : 'network_error');
+      throw error;
+    }
+  }
+
+  #endpointOf(url: string): OpenIdCallObservation['endpoint'] {
+    const bare = url.split('?', 1)[0]!;
+    if (bare.includes('/.well-known/')) return 'discovery';
+    const metadata = this.#config?.serverMetadata();
+    if (!metadata) return 'other';
+    const is = (endpoint: string | undefined) =>
+      endpoint !== undefined && (url === endpoint || bare === endpoint);
+    if (is(metadata.token_endpoint)) return 'token';
+    if (is(metadata.jwks_uri)) return 'jwks';
+    if (is(metadata.revocation_endpoint)) return 'revocation';
+    if (is(metadata.userinfo_endpoint)) return 'userinfo';
+    return 'other';
+  }
 
   async #loadJwks(): Promise<unknown> {
     const config = await this.#configuration();

@@ -76,6 +76,8 @@ export interface StartTestProviderOptions {
   signingAlg?: SigningAlg;
   /** Drop oidc-provider's console notices (default true). */
   quiet?: boolean;
+  /** Port to listen on (127.0.0.1). Default 0: a random free port. */
+  port?: number;
 }
 
 export interface IssueCodeOptions {
@@ -349,7 +351,7 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

@@ -1,0 +1,69 @@
+/**
+ * `npm run dev:sso`: a local OpenID provider, Gatehouse configured against it, and a demo portal,
+ * all in this process (see scripts/dev-sso/playground.ts). Development only: the provider accepts
+ * any password and everything speaks plain http on the loopback interface.
+ *
+ * Environment: DEV_SSO_PORTAL_PORT (3000), DEV_SSO_PROVIDER_PORT (9090), DEV_SSO_GATEHOUSE_PORT
+ * (8080), DEV_SSO_DATA_DIR (default: a temporary folder deleted on exit), LOG_LEVEL (warn),
+ * TOKEN_ENCRYPTION_KEY, SSO_TOKEN_INTERPRETER, SSO_USERNAME_CLAIM, SSO_GROUP_CLAIM, SSO_USER_LEVELS.
+ */
+import { DEFAULT_PORTS, type PlaygroundOptions, startPlayground } from './dev-sso/playground.js';
+
+function port(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65_535) {
+    throw new Error(`${name}: must be a port number (0 for a random one), got "${raw}"`);
+  }
+  return value;
+}
+
+async function main(): Promise<void> {
+  const passThrough: Record<string, string> = {};
+  for (const name of [
+    'TOKEN_ENCRYPTION_KEY',
+    'SSO_TOKEN_INTERPRETER',
+    'SSO_USERNAME_CLAIM',
+    'SSO_GROUP_CLAIM',
+    'SSO_USER_LEVELS',
+  ]) {
+    const value = process.env[name];
+    if (value) passThrough[name] = value;
+  }
+  const logLevel = (process.env.LOG_LEVEL || 'warn') as NonNullable<PlaygroundOptions['logLevel']>;
+  const playground = await startPlayground({
+    ports: {
+      portal: port('DEV_SSO_PORTAL_PORT', DEFAULT_PORTS.portal),
+      provider: port('DEV_SSO_PROVIDER_PORT', DEFAULT_PORTS.provider),
+      gatehouse: port('DEV_SSO_GATEHOUSE_PORT', DEFAULT_PORTS.gatehouse),
+    },
+    ...(process.env.DEV_SSO_DATA_DIR ? { dataDir: process.env.DEV_SSO_DATA_DIR } : {}),
+    logLevel,
+    env: passThrough,
+  });
+  process.stdout.write(playground.instructions());
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('\nStopping the playground...\n');
+    await playground.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  const inUse = (error as { code?: string }).code === 'EADDRINUSE';
+  process.stderr.write(
+    `dev:sso failed to start: ${message}\n` +
+      (inUse
+        ? 'A port is taken: set DEV_SSO_PORTAL_PORT / DEV_SSO_PROVIDER_PORT / DEV_SSO_GATEHOUSE_PORT.\n'
+        : ''),
+  );
+  process.exit(1);
+});
