@@ -14,7 +14,9 @@ export function originCheck(trustedOrigins: readonly string[]): Middleware {
     if (!SAFE_METHODS.has(ctx.method)) {
       const origin = ctx.get('Origin');
       const fetchSite = ctx.get('Sec-Fetch-Site').toLowerCase();
-      const originTrusted = origin !== '' && (origin === ctx.origin || trusted.has(origin));
+      // Not `ctx.origin`: since Koa 3 that is the request's own Origin header, which always matched.
+      const ownOrigin = `${ctx.protocol}://${ctx.host}`;
+      const originTrusted = origin !== '' && (origin === ownOrigin || trusted.has(origin));
       if (origin !== '' && !originTrusted) {
         throw new DomainError('ORIGIN_REJECTED', 'Requests from this origin are not accepted.');
       }

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { SessionAuthenticator } from '../../application/session-authenticator.js';
-import { DomainError } from '../../domain/shared/domain-error.js';
+import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
+import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
 import { readCookie } from './cookies.js';
+import { problemBody, STATUS_BY_CODE } from './problem.js';
 import type { GatehouseState } from './state.js';
 
 export interface SessionGuardOptions {
@@ -23,13 +25,27 @@ export function sessionGuard(
   options: SessionGuardOptions,
 ): Middleware<GatehouseState> {
   return async (ctx, next) => {
-    const token = readCookie(ctx.get('Cookie'), options.cookieName);
-    const authenticated = await authenticator.authenticate(token);
-    if (authenticated.credentials.isExpired && !options.allowExpiredCredentials) {
-      throw new DomainError(
-        'PASSWORD_EXPIRED',
-        'The password has expired. Change it before doing anything else.',
-      );
+    let authenticated: AuthenticatedSession;
+    try {
+      const token = readCookie(ctx.get('Cookie'), options.cookieName);
+      authenticated = await authenticator.authenticate(token);
+      if (authenticated.credentials.isExpired && !options.allowExpiredCredentials) {
+        throw new DomainError(
+          'PASSWORD_EXPIRED',
+          'The password has expired. Change it before doing anything else.',
+        );
+      }
+    } catch (error) {
+      // In Gatehouse's own app the error handler (which set the request id) answers and logs.
+      // Mounted in a product team's app, the guard answers the problem itself, not a bare 500.
+      if (ctx.state.requestId !== undefined || !isDomainError(error)) throw error;
+      const requestId = randomUUID();
+      ctx.set('X-Request-Id', requestId);
+      if (error.retryAfterS !== undefined) ctx.set('Retry-After', String(error.retryAfterS));
+      ctx.status = STATUS_BY_CODE[error.code];
+      ctx.body = problemBody(error.code, error.message, requestId, error.errors);
+      ctx.type = 'application/problem+json';
+      return;
     }
     ctx.state.gatehouse = authenticated;
     await next();

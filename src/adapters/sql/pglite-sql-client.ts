@@ -1,17 +1,27 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
+import { translateStoreError } from './store-errors.js';
 
 type PgliteLike = Pick<PGlite, 'query' | 'exec'>;
 
 function executor(db: PgliteLike): SqlExecutor {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await db.query<Row>(text, params as unknown[]);
+      let result: Awaited<ReturnType<typeof db.query<Row>>>;
+      try {
+        result = await db.query<Row>(text, params as unknown[]);
+      } catch (error) {
+        return translateStoreError(error);
+      }
       // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned.
       return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
     },
     async exec(script: string): Promise<void> {
-      await db.exec(script);
+      try {
+        await db.exec(script);
+      } catch (error) {
+        translateStoreError(error);
+      }
     },
   };
 }
@@ -42,16 +52,20 @@ export class PgliteSqlClient implements SqlClient {
     return executor(this.db).query<Row>(text, params);
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => work(executor(tx)));
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction((tx) => work(executor(tx)));
+    } catch (error) {
+      return translateStoreError(error);
+    }
   }
 
-  async exec(script: string): Promise<void> {
-    await this.db.exec(script);
+  exec(script: string): Promise<void> {
+    return executor(this.db).exec(script);
   }
 
   async ping(): Promise<void> {
-    await this.db.query('SELECT 1');
+    await executor(this.db).query('SELECT 1');
   }
 
   async close(): Promise<void> {

@@ -29,7 +29,9 @@ function isUnavailable(error: unknown): boolean {
     message.includes('Client has encountered a connection error') ||
     message.includes('Query read timeout') ||
     message.includes('Cannot use a pool after calling end') ||
-    message.includes('connect ECONNREFUSED')
+    message.includes('connect ECONNREFUSED') ||
+    // Embedded PGlite once closed (shutdown under way, or the engine gave up).
+    message === 'PGlite is closed'
   );
 }
 

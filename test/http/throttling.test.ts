@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgEnabled, STORES } from '../support/databases.js';
+import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+
+const PASSWORD = 'correct horse battery staple';
+const WRONG = 'not the password at all';
+
+type Response = Awaited<ReturnType<TestClient['request']>>;
+
+function expectProblem(response: Response, status: number, code: string): void {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(response.body).toMatchObject({ type: 'about:blank', status, code });
+  expect(response.body.request_id).toBe(response.headers.get('x-request-id'));
+}
+
+function expectThrottled(response: Response, retryAfterS: number): void {
+  expectProblem(response, 429, 'TOO_MANY_ATTEMPTS');
+  expect(response.headers.get('retry-after')).toBe(String(retryAfterS));
+  expect(response.setCookies).toEqual([]);
+}
+
+for (const store of STORES) {
+  describe.skipIf(store === 'postgres' && !pgEnabled)(`login throttling [${store}]`, () => {
+    let server: TestServer;
+
+    beforeAll(async () => {
+      server = await startTestServer({
+        store,
+        env: { LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW_S: '900' },
+      });
+      for (const username of ['tom', 'uma', 'val', 'wes']) {
+        await seedUser(server, { username, password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+      }
+    });
+    afterAll(() => server?.close());
+
+    function attempt(username: string, password: string) {
+      return new TestClient(server.url).post('/api/v1/login/', { username, password });
+    }
+
+    it('answers 429 with Retry-After from the 4th attempt, even with the right password', async () => {
+      for (let i = 0; i < 3; i++) expectProblem(await attempt('tom', WRONG), 401, 'AUTHENTICATION_FAILED');
+      expectThrottled(await attempt('tom', PASSWORD), 2);
+      // Any spelling of the username is the same account.
+      expectThrottled(await attempt('TOM', PASSWORD), 2);
+
+      // Another user from the same client address is not blocked by tom's failures.
+      expect((await attempt('uma', PASSWORD)).status).toBe(200);
+
+      // Past the delay, the right password works and resets the count.
+      server.clock.advanceSeconds(2);
+      expect((await attempt('tom', PASSWORD)).status).toBe(200);
+      expectProblem(await attempt('tom', WRONG), 401, 'AUTHENTICATION_FAILED');
+      expectProblem(await attempt('tom', WRONG), 401, 'AUTHENTICATION_FAILED');
+      expect((await attempt('tom', PASSWORD)).status).toBe(200);
+    });
+
+    it('grows the delay with each failure past the limit', async () => {
+      for (let i = 0; i < 3; i++) expectProblem(await attempt('wes', WRONG), 401, 'AUTHENTICATION_FAILED');
+      expectThrottled(await attempt('wes', PASSWORD), 2);
+      server.clock.advanceSeconds(2);
+      expectProblem(await attempt('wes', WRONG), 401, 'AUTHENTICATION_FAILED');
+      expectThrottled(await attempt('wes', PASSWORD), 4);
+      server.clock.advanceSeconds(3);
+      expectThrottled(await attempt('wes', PASSWORD), 1);
+      server.clock.advanceSeconds(1);
+      expectProblem(await attempt('wes', WRONG), 401, 'AUTHENTICATION_FAILED');
+      expectThrottled(await attempt('wes', PASSWORD), 8);
+      server.clock.advanceSeconds(8);
+      expect((await attempt('wes', PASSWORD)).status).toBe(200);
+    });
+
+    it('counts a wrong current password on a password change', async () => {
+      const client = new TestClient(server.url);
+      expect((await client.post('/api/v1/login/', { username: 'val', password: PASSWORD })).status).toBe(200);
+      const change = (old_password: string) =>
+        client.post('/api/v1/password/', { old_password, new_password: 'a brand new passphrase' });
+      for (let i = 0; i < 3; i++) expectProblem(await change(WRONG), 403, 'CURRENT_PASSWORD_MISMATCH');
+      expectThrottled(await change(PASSWORD), 2);
+      // The same account count throttles the login too.
+      expectThrottled(await attempt('val', PASSWORD), 2);
+
+      server.clock.advanceSeconds(2);
+      const changed = await change(PASSWORD);
+      expect(changed.status).toBe(200);
+      expect((await attempt('val', 'a brand new passphrase')).status).toBe(200);
+    });
+
+    it('counts failures for unknown usernames too, without revealing they are unknown', async () => {
+      for (let i = 0; i < 3; i++) {
+        expectProblem(await attempt('nobody-at-all', WRONG), 401, 'AUTHENTICATION_FAILED');
+      }
+      expectThrottled(await attempt('nobody-at-all', WRONG), 2);
+    });
+  });
+
+  describe.skipIf(store === 'postgres' && !pgEnabled)(
+    `login throttling per client address [${store}]`,
+    () => {
+      let server: TestServer;
+
+      beforeAll(async () => {
+        server = await startTestServer({ store, env: { LOGIN_MAX_FAILURES: '1' } });
+        await seedUser(server, { username: 'xena', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+      });
+      afterAll(() => server?.close());
+
+      it('slows an address down after ten times the per-account allowance, across usernames', async () => {
+        const attempt = (username: string, password: string) =>
+          new TestClient(server.url).post('/api/v1/login/', { username, password });
+        // Nine failures on nine different (unknown) accounts: the address is still allowed.
+        for (let i = 0; i < 9; i++) {
+          expectProblem(await attempt(`spray${i}`, WRONG), 401, 'AUTHENTICATION_FAILED');
+        }
+        expect((await attempt('xena', PASSWORD)).status).toBe(200);
+        // The tenth blocks the address, so even a fresh account with the right password waits.
+        expectProblem(await attempt('spray9', WRONG), 401, 'AUTHENTICATION_FAILED');
+        expectThrottled(await attempt('xena', PASSWORD), 2);
+        server.clock.advanceSeconds(2);
+        expect((await attempt('xena', PASSWORD)).status).toBe(200);
+      });
+    },
+  );
+}
