@@ -4,12 +4,15 @@ import type { Middleware } from 'koa';
 import { sessionGuard } from './adapters/http/session-guard.js';
 import type { GatehouseState } from './adapters/http/state.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
+import { GatehouseMetrics } from './adapters/metrics/gatehouse-metrics.js';
+import { createMetricsApp } from './adapters/metrics/metrics-routes.js';
+import { PgSqlClient } from './adapters/sql/pg-sql-client.js';
 import type { SqlClient } from './adapters/sql/sql-client.js';
 import type { SqlStore } from './adapters/sql/sql-store.js';
 import type { LoginEvents } from './application/login-events.js';
 import type { SessionAuthenticator } from './application/session-authenticator.js';
 import { buildContainer } from './composition/container.js';
-import { openStore } from './composition/open-store.js';
+import { openSqlClient, openStore } from './composition/open-store.js';
 import { createSsoParts } from './composition/sso-parts.js';
 import { TOKENS } from './composition/tokens.js';
 import type { Config } from './config/config.js';
@@ -37,6 +40,13 @@ export interface Gatehouse {
   config: Config;
   logger: Logger;
   authenticator: SessionAuthenticator;
+  /** This instance's Prometheus metrics, on a registry of its own. */
+  metrics: GatehouseMetrics;
+  /**
+   * With METRICS_PORT set, the app serving `/metrics` (and nothing else) for a listener of its
+   * own on `config.metrics` (main.ts starts it); null when /metrics is on the main app.
+   */
+  metricsApp: Koa<GatehouseState> | null;
   /**
    * The session check and expired-credentials gate for a product team's own routes:
    * `router.get('/api/v1/things', gatehouse.requireSession(), handler)`; the handler finds the
@@ -50,21 +60,22 @@ export interface Gatehouse {
 export async function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
   const logger = options.logger ?? createLogger(options.config.logLevel);
   // Interpreter and provider settings are checked before the store opens, so a bad one fails fast.
-  const sso = await createSsoParts(
-    options.config,
-    logger,
-    options.oidcFetch ? { fetch: options.oidcFetch } : {},
-  );
-  const { store } = await openStore(
-    options.config,
-    logger,
-    options.sqlClient ? { client: options.sqlClient } : {},
-  );
+  const metrics = new GatehouseMetrics();
+  const sso = await createSsoParts(options.config, logger, {
+    ...(options.oidcFetch ? { fetch: options.oidcFetch } : {}),
+    observer: metrics.observeOpenIdCall,
+  });
+  const sqlClient = options.sqlClient ?? (await openSqlClient(options.config, logger));
+  if (sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
+  const { store } = await openStore(options.config, logger, {
+    client: metrics.observeSqlClient(sqlClient),
+  });
   const container = buildContainer({
     config: options.config,
     logger,
     store,
     sso,
+    metrics,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),
@@ -73,6 +84,8 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
   const authenticator = container.get(TOKENS.SessionAuthenticator);
   return {
     app: container.get(TOKENS.HttpApp),
+    metrics,
+    metricsApp: options.config.metrics.port === null ? null : createMetricsApp(metrics, logger),
     store,
     container,
     config: options.config,

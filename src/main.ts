@@ -1,45 +1,105 @@
+import cluster from 'node:cluster';
 import { listen } from './adapters/http/server.js';
-import { createLogger } from './adapters/logging/logger.js';
+import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { BOOTSTRAP_ADMIN_USERNAME, bootstrapAdmin } from './application/bootstrap-admin.js';
 import { TOKENS } from './composition/tokens.js';
-import { ConfigError, loadConfig } from './config/config.js';
-import { createGatehouse } from './gatehouse.js';
+import { type Config, ConfigError, loadConfig } from './config/config.js';
+import { createGatehouse, type Gatehouse } from './gatehouse.js';
+
+/** With BOOTSTRAP_ADMIN, creates the administrator on an empty database and prints its password once. */
+async function bootstrapIfAsked(gatehouse: Gatehouse): Promise<void> {
+  if (!gatehouse.config.bootstrapAdmin) return;
+  const { container } = gatehouse;
+  const password = await bootstrapAdmin({
+    store: gatehouse.store,
+    hasher: container.get(TOKENS.PasswordHasher),
+    random: container.get(TOKENS.Random),
+    clock: container.get(TOKENS.Clock),
+  });
+  if (password) {
+    // Printed once, on stdout, outside the JSON log stream; it must be changed at first login.
+    process.stdout.write(
+      `\nGatehouse created the system administrator "${BOOTSTRAP_ADMIN_USERNAME}".\n` +
+        `  one-time password: ${password}\n` +
+        '  It is expired: log in, then change it with POST /api/v1/password/.\n\n',
+    );
+  }
+}
+
+/**
+ * WORKERS=n (n > 1, PostgreSQL only): this primary process migrates and bootstraps once, then runs
+ * n worker processes that share the listening port (node:cluster) and nothing else but the store,
+ * so a revocation is seen by all of them at once. A worker that dies is replaced; SIGTERM or
+ * SIGINT drains every worker.
+ */
+async function supervise(config: Config, logger: Logger): Promise<void> {
+  const setup = await createGatehouse({ config, logger });
+  try {
+    await bootstrapIfAsked(setup);
+  } finally {
+    await setup.close();
+  }
+  let stopping = false;
+  const recentCrashes: number[] = [];
+  const live = new Set<number>();
+  const fork = () => {
+    if (!stopping) live.add(cluster.fork().id);
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    live.delete(worker.id);
+    if (stopping) {
+      if (live.size === 0) process.exit(0);
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
+    const now = Date.now();
+    recentCrashes.push(now);
+    while (recentCrashes.length > 0 && recentCrashes[0]! < now - 60_000) recentCrashes.shift();
+    if (recentCrashes.length > 2 * config.workers) {
+      logger.fatal('workers keep exiting; stopping');
+      process.exit(1);
+    }
+    setTimeout(fork, 1000).unref();
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+  logger.info({ workers: config.workers, pid: process.pid }, `Gatehouse primary started ${config.workers} workers`);
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping workers');
+    if (live.size === 0) process.exit(0);
+    for (const id of live) cluster.workers?.[id]?.process.kill('SIGTERM');
+    setTimeout(() => process.exit(1), config.http.shutdownGraceMs + 5000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) return supervise(config, logger);
   const gatehouse = await createGatehouse({ config, logger });
-  const { container } = gatehouse;
-
-  if (config.bootstrapAdmin) {
-    const password = await bootstrapAdmin({
-      store: gatehouse.store,
-      hasher: container.get(TOKENS.PasswordHasher),
-      random: container.get(TOKENS.Random),
-      clock: container.get(TOKENS.Clock),
-    });
-    if (password) {
-      // Printed once, on stdout, outside the JSON log stream; it must be changed at first login.
-      process.stdout.write(
-        `\nGatehouse created the system administrator "${BOOTSTRAP_ADMIN_USERNAME}".\n` +
-          `  one-time password: ${password}\n` +
-          '  It is expired: log in, then change it with POST /api/v1/password/.\n\n',
-      );
-    }
-  }
+  // In WORKERS mode the primary has bootstrapped already.
+  if (!cluster.isWorker) await bootstrapIfAsked(gatehouse);
 
   const running = await listen(gatehouse.app, config.http.port, config.http.host);
   logger.info(
     { url: running.url, store: config.database.kind, sso: config.oidc ? 'on' : 'off' },
     `Gatehouse listening on ${running.url}`,
   );
+  const metricsServer =
+    gatehouse.metricsApp && config.metrics.port !== null
+      ? await listen(gatehouse.metricsApp, config.metrics.port, config.metrics.host)
+      : null;
+  if (metricsServer) logger.info({ url: metricsServer.url }, `metrics on ${metricsServer.url}/metrics`);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining in-flight requests');
-    await running.close(config.http.shutdownGraceMs);
+    await Promise.all([running.close(config.http.shutdownGraceMs), metricsServer?.close(1000)]);
     await gatehouse.close();
     logger.info('stopped');
     process.exit(0);

@@ -14,7 +14,32 @@ export interface LoginEvents {
   }): void;
   sessionEnded(event: { userId: string; why: string; count: number }): void;
   passwordChanged(event: { userId: string }): void;
+  /**
+   * An attempt refused by the login throttle before any password was checked (429). Optional: a
+   * listener that does not care leaves it out. Emitted around the throttle (src/composition).
+   */
+  loginThrottled?(event: { method: 'password'; operation: 'login' | 'password_change' }): void;
 }
+
+/** What the session check decided (see SessionAuthenticator.authenticate). */
+export type SessionCheckOutcome =
+  /** A live session (its credentials not expired). */
+  | 'ok'
+  /** No session cookie. */
+  | 'missing'
+  /** A malformed, unknown or revoked session id, or the session of a disabled user. */
+  | 'invalid'
+  /** The session passed its idle or absolute time-out. */
+  | 'expired'
+  /** A live session whose credentials expired: only password change and logouts accept it. */
+  | 'password_expired';
+
+/** Told the outcome of every session check: the hot path, so implementations only count. */
+export interface SessionCheckObserver {
+  sessionChecked(outcome: SessionCheckOutcome): void;
+}
+
+export const ignoredSessionChecks: SessionCheckObserver = { sessionChecked: () => {} };
 
 export const silentLoginEvents: LoginEvents = {
   loginSucceeded: () => {},

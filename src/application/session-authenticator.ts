@@ -7,6 +7,7 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import type { User } from '../domain/user/user.js';
+import { ignoredSessionChecks, type SessionCheckObserver } from './login-events.js';
 import type { SessionSettings } from './session-settings.js';
 
 export interface AuthenticatedSession {
@@ -34,25 +35,34 @@ export class SessionAuthenticator {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly settings: SessionSettings,
+    private readonly checks: SessionCheckObserver = ignoredSessionChecks,
   ) {}
 
   async authenticate(token: string | null | undefined): Promise<AuthenticatedSession> {
-    if (!token || !isWellFormedSessionToken(token)) throw notAuthenticated();
+    if (!token) {
+      this.checks.sessionChecked('missing');
+      throw notAuthenticated();
+    }
+    if (!isWellFormedSessionToken(token)) {
+      this.checks.sessionChecked('invalid');
+      throw notAuthenticated();
+    }
     const tokenHash = hashSessionToken(token);
     const found = await this.store.sessions.findByTokenHash(tokenHash);
-    if (!found) throw notAuthenticated();
+    if (!found) {
+      this.checks.sessionChecked('invalid');
+      throw notAuthenticated();
+    }
     const now = this.clock.now();
     if (found.user.disabled || !isSessionAlive(found.session, this.settings, now)) {
+      this.checks.sessionChecked(found.user.disabled ? 'invalid' : 'expired');
       await this.store.sessions.deleteByTokenHash(tokenHash);
       throw notAuthenticated();
     }
     if (isLastSeenDue(found.session, now)) await this.store.sessions.touch(tokenHash, now);
-    return {
-      session: found.session,
-      user: found.user,
-      tokenHash,
-      credentials: credentialExpiry(found.user, this.settings.passwordMaxAgeDays, now),
-    };
+    const credentials = credentialExpiry(found.user, this.settings.passwordMaxAgeDays, now);
+    this.checks.sessionChecked(credentials.isExpired ? 'password_expired' : 'ok');
+    return { session: found.session, user: found.user, tokenHash, credentials };
   }
 
   /** `GET /api/v1/session/`: the spec's body without `phoneNumber` (login answer only). */

@@ -1,6 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { ChangePassword } from '../application/change-password.js';
-import type { LoginEvents } from '../application/login-events.js';
+import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import { Logout } from '../application/logout.js';
 import { PasswordLogin } from '../application/password-login.js';
 import { SessionAuthenticator } from '../application/session-authenticator.js';
@@ -13,6 +13,7 @@ import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
+import { ReportingLoginThrottle } from './reporting-login-throttle.js';
 import { TOKENS } from './tokens.js';
 
 /** Use cases: plain classes, no decorators, bound with explicit tokens. */
@@ -42,9 +43,9 @@ export const applicationModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.SessionAuthenticator)
     .toResolvedValue(
-      (store: Store, clock: Clock, settings: SessionSettings) =>
-        new SessionAuthenticator(store, clock, settings),
-      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings],
+      (store: Store, clock: Clock, settings: SessionSettings, checks: SessionCheckObserver) =>
+        new SessionAuthenticator(store, clock, settings, checks),
+      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.SessionCheckObserver],
     )
     .inSingletonScope();
   bind(TOKENS.PasswordLogin)
@@ -52,15 +53,20 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       (
         store: Store,
         hasher: PasswordHasher,
-        throttle: LoginThrottle,
+        config: Config,
         issuer: SessionIssuer,
         clock: Clock,
         events: LoginEvents,
-      ) => new PasswordLogin(store, hasher, throttle, issuer, clock, events),
+      ) => {
+        const throttle = new ReportingLoginThrottle(store.throttle, config.throttle, () =>
+          events.loginThrottled?.({ method: 'password', operation: 'login' }),
+        );
+        return new PasswordLogin(store, hasher, throttle, issuer, clock, events);
+      },
       [
         TOKENS.Store,
         TOKENS.PasswordHasher,
-        TOKENS.LoginThrottle,
+        TOKENS.Config,
         TOKENS.SessionIssuer,
         TOKENS.Clock,
         TOKENS.LoginEvents,
@@ -79,16 +85,21 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         store: Store,
         hasher: PasswordHasher,
         policy: PasswordPolicy,
-        throttle: LoginThrottle,
+        config: Config,
         issuer: SessionIssuer,
         clock: Clock,
         events: LoginEvents,
-      ) => new ChangePassword(store, hasher, policy, throttle, issuer, clock, events),
+      ) => {
+        const throttle = new ReportingLoginThrottle(store.throttle, config.throttle, () =>
+          events.loginThrottled?.({ method: 'password', operation: 'password_change' }),
+        );
+        return new ChangePassword(store, hasher, policy, throttle, issuer, clock, events);
+      },
       [
         TOKENS.Store,
         TOKENS.PasswordHasher,
         TOKENS.PasswordPolicy,
-        TOKENS.LoginThrottle,
+        TOKENS.Config,
         TOKENS.SessionIssuer,
         TOKENS.Clock,
         TOKENS.LoginEvents,

@@ -3,7 +3,8 @@ import { Container } from 'inversify';
 import { nodeRandom } from '../adapters/crypto/node-random.js';
 import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
 import type { Logger } from '../adapters/logging/logger.js';
-import type { LoginEvents } from '../application/login-events.js';
+import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
+import { ignoredSessionChecks, type LoginEvents } from '../application/login-events.js';
 import type { Config } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
@@ -27,6 +28,8 @@ export interface ContainerParts {
   loginEvents?: LoginEvents;
   /** Built by createSsoParts (async, at start-up); null when SSO is off. */
   sso?: SsoParts | null;
+  /** This instance's Prometheus metrics; without them nothing is counted and /metrics is absent. */
+  metrics?: GatehouseMetrics | null;
 }
 
 /** The composition root: the only place that knows which adapter serves which port. */
@@ -37,7 +40,12 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.Store).toConstantValue(parts.store);
   container.bind(TOKENS.Clock).toConstantValue(parts.clock ?? systemClock);
   container.bind(TOKENS.Random).toConstantValue(parts.random ?? nodeRandom);
-  container.bind(TOKENS.LoginEvents).toConstantValue(parts.loginEvents ?? loggedLoginEvents(parts.logger));
+  const loginEvents = parts.loginEvents ?? loggedLoginEvents(parts.logger);
+  container.bind(TOKENS.LoginEvents).toConstantValue(parts.metrics?.loginEvents(loginEvents) ?? loginEvents);
+  container
+    .bind(TOKENS.SessionCheckObserver)
+    .toConstantValue(parts.metrics?.sessionChecks ?? ignoredSessionChecks);
+  container.bind(TOKENS.Metrics).toConstantValue(parts.metrics ?? null);
   container.bind(TOKENS.SsoParts).toConstantValue(parts.sso ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
   container.load(passwordModule, applicationModule, ssoModule, httpModule);

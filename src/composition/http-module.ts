@@ -1,9 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { createHttpApp } from '../adapters/http/app.js';
+import { buildOpenApiDocument } from '../adapters/http/openapi/document.js';
+import { OPERATIONS } from '../adapters/http/openapi/operations.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
+import { openApiRoutes } from '../adapters/http/routes/openapi-routes.js';
 import { sessionRoutes } from '../adapters/http/routes/session-routes.js';
 import { ssoRoutes } from '../adapters/http/routes/sso-routes.js';
 import type { Logger } from '../adapters/logging/logger.js';
+import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
+import { metricsRoutes } from '../adapters/metrics/metrics-routes.js';
 import type { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { Logout } from '../application/logout.js';
@@ -12,8 +19,21 @@ import type { SessionAuthenticator } from '../application/session-authenticator.
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
+import { projectRoot } from '../config/project-root.js';
 import type { Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
+
+/** /metrics is on the main port unless METRICS_PORT moves it to a listener of its own. */
+function metricsOnMainPort(config: Config, metrics: GatehouseMetrics | null): boolean {
+  return metrics !== null && config.metrics.port === null;
+}
+
+function serviceVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as {
+    version?: string;
+  };
+  return manifest.version ?? '0.0.0';
+}
 
 export const httpModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.HttpApp)
@@ -29,6 +49,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         ssoLogin: SsoLogin | null,
         ssoLogout: SsoLogout | null,
         backchannelLogout: BackchannelLogout | null,
+        metrics: GatehouseMetrics | null,
       ) =>
         createHttpApp({
           logger,
@@ -52,6 +73,15 @@ export const httpModule = new ContainerModule(({ bind }) => {
               cookie: config.cookie,
               absoluteTimeoutS: config.session.absoluteTimeoutS,
             }),
+            openApiRoutes(
+              buildOpenApiDocument({
+                operations: OPERATIONS,
+                features: { metricsOnMainPort: metricsOnMainPort(config, metrics) },
+                cookieName: config.cookie.name,
+                version: serviceVersion(),
+              }),
+            ),
+            ...(metrics && metricsOnMainPort(config, metrics) ? [metricsRoutes(metrics)] : []),
           ],
         }),
       [
@@ -65,6 +95,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.SsoLogin,
         TOKENS.SsoLogout,
         TOKENS.BackchannelLogout,
+        TOKENS.Metrics,
       ],
     )
     .inSingletonScope();

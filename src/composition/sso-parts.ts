@@ -2,7 +2,10 @@ import type { JsonWebKey } from 'node:crypto';
 import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import { loadInterpreter } from '../adapters/openid/interpreter-loader.js';
-import { OpenIdClientProvider } from '../adapters/openid/openid-client-provider.js';
+import {
+  type OpenIdCallObservation,
+  OpenIdClientProvider,
+} from '../adapters/openid/openid-client-provider.js';
 import type { Config } from '../config/config.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
@@ -22,7 +25,12 @@ export interface SsoParts {
 export async function createSsoParts(
   config: Config,
   logger: Logger,
-  overrides: { provider?: OpenIdProvider; fetch?: typeof fetch } = {},
+  overrides: {
+    provider?: OpenIdProvider;
+    fetch?: typeof fetch;
+    /** Told about each request to the provider (metrics). */
+    observer?: (call: OpenIdCallObservation) => void;
+  } = {},
 ): Promise<SsoParts | null> {
   if (!config.oidc) return null;
   const oidc = config.oidc;
@@ -37,6 +45,7 @@ export async function createSsoParts(
       timeoutMs: oidc.timeoutMs,
       allowInsecureHttp: oidc.allowInsecureHttp,
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+      ...(overrides.observer ? { observer: overrides.observer } : {}),
     });
   const interpreter = await loadInterpreter(config.sso.interpreter, {
     usernameClaim: config.sso.usernameClaim,

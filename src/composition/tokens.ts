@@ -2,9 +2,10 @@ import type { ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { GatehouseState } from '../adapters/http/state.js';
 import type { Logger } from '../adapters/logging/logger.js';
+import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import type { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { ChangePassword } from '../application/change-password.js';
-import type { LoginEvents } from '../application/login-events.js';
+import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
@@ -32,6 +33,11 @@ export const TOKENS = {
   PasswordPolicy: Symbol.for('gatehouse.PasswordPolicy') as ServiceIdentifier<PasswordPolicy>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
+  SessionCheckObserver: Symbol.for(
+    'gatehouse.SessionCheckObserver',
+  ) as ServiceIdentifier<SessionCheckObserver>,
+  /** Null when the instance keeps no metrics (a container built without them). */
+  Metrics: Symbol.for('gatehouse.Metrics') as ServiceIdentifier<GatehouseMetrics | null>,
   SessionSettings: Symbol.for('gatehouse.SessionSettings') as ServiceIdentifier<SessionSettings>,
   SessionIssuer: Symbol.for('gatehouse.SessionIssuer') as ServiceIdentifier<SessionIssuer>,
   SessionAuthenticator: Symbol.for(

@@ -74,13 +74,18 @@ const envSchema = z.object({
   TOKEN_ENCRYPTION_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   BOOTSTRAP_ADMIN: bool.default(true),
+  WORKERS: int(1, 64).default(1),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   http: { port: number; host: string; trustProxy: boolean; shutdownGraceMs: number };
+  /** `port` null: /metrics is served on the main port; set: only on host:port. */
+  metrics: { port: number | null; host: string };
   database:
     | { kind: 'postgres'; url: string; poolSize: number; queueTimeoutMs: number; statementTimeoutMs: number }
     | { kind: 'pglite'; dataDir: string };
@@ -109,6 +114,8 @@ export interface Config {
   tokenEncryptionKey: string | undefined;
   logLevel: Env['LOG_LEVEL'];
   bootstrapAdmin: boolean;
+  /** Processes serving HTTP (node:cluster); more than 1 needs PostgreSQL. */
+  workers: number;
   /** The raw environment, for customer interpreter packages that read their own variables. */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -150,14 +157,21 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   if (env.COOKIE_NAME.startsWith('__Host-') && (env.COOKIE_DOMAIN || !env.COOKIE_SECURE)) {
     problems.push('COOKIE_NAME: a __Host- cookie needs COOKIE_SECURE=true and no COOKIE_DOMAIN');
   }
+  if (env.COOKIE_NAME.startsWith('__Secure-') && !env.COOKIE_SECURE) {
+    problems.push('COOKIE_NAME: a __Secure- cookie needs COOKIE_SECURE=true');
+  }
   if (env.COOKIE_SAMESITE === 'none' && !env.COOKIE_SECURE) {
     problems.push('COOKIE_SAMESITE: none requires COOKIE_SECURE=true');
   }
   const oidcSet = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID].filter(Boolean).length;
   if (oidcSet === 1) problems.push('OIDC_ISSUER and OIDC_CLIENT_ID: set both, or neither to turn SSO off');
   if (env.OIDC_ISSUER) {
-    if (env.OIDC_ISSUER.startsWith('http://') && !env.OIDC_ALLOW_INSECURE_HTTP) {
+    // URL parsing lower-cases the scheme, so `HTTP://` cannot slip past the check.
+    const issuerProtocol = new URL(env.OIDC_ISSUER).protocol;
+    if (issuerProtocol === 'http:' && !env.OIDC_ALLOW_INSECURE_HTTP) {
       problems.push('OIDC_ISSUER: an http:// issuer needs OIDC_ALLOW_INSECURE_HTTP=true (development only)');
+    } else if (issuerProtocol !== 'http:' && issuerProtocol !== 'https:') {
+      problems.push('OIDC_ISSUER: must be an https:// URL');
     }
     if (env.OIDC_REDIRECT_URIS.length === 0)
       problems.push('OIDC_REDIRECT_URIS: required when OIDC_ISSUER is set');
@@ -179,6 +193,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   if (env.TOKEN_ENCRYPTION_KEY && Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64').length !== 32) {
     problems.push('TOKEN_ENCRYPTION_KEY: must be 32 bytes, base64-encoded (openssl rand -base64 32)');
   }
+  if (env.WORKERS > 1 && !env.DATABASE_URL) {
+    problems.push('WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process only)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config: Config = {
@@ -197,6 +214,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
         }
       : { kind: 'pglite', dataDir: env.DATA_DIR },
+    metrics: { port: env.METRICS_PORT ?? null, host: env.METRICS_HOST },
     provideBackendInfo: env.PROVIDE_BACKEND_INFO,
     session: { idleTimeoutS: env.SESSION_IDLE_TIMEOUT_S, absoluteTimeoutS: env.SESSION_ABSOLUTE_TIMEOUT_S },
     cookie: {
@@ -239,6 +257,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
     logLevel: env.LOG_LEVEL,
     bootstrapAdmin: env.BOOTSTRAP_ADMIN,
+    workers: env.WORKERS,
     env: { ...environment },
   };
   return deepFreeze(config);

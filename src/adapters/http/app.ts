@@ -26,13 +26,15 @@ export function createHttpApp(options: HttpAppOptions): Koa<GatehouseState> {
   app.use(originCheck(options.trustedOrigins));
   const root = new Router<GatehouseState>();
   for (const router of options.routers) root.use(router.routes());
+  // allowedMethods is not in `throw` mode: only then does it set `Allow`, which a 405 must carry
+  // (RFC 9110); its bare 405/501 becomes problem+json here.
+  app.use(async (ctx, next) => {
+    await next();
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+      throw new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.');
+    }
+  });
   app.use(root.routes());
-  app.use(
-    root.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.'),
-      notImplemented: () => new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.'),
-    }),
-  );
+  app.use(root.allowedMethods());
   return app;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DomainError } from '../../domain/shared/domain-error.js';
+import { DomainError, type ErrorCode } from '../../domain/shared/domain-error.js';
+import { STATUS_BY_CODE } from './problem.js';
 
 /**
  * Request and response schemas, compiled once at start-up. Unknown request fields are ignored
@@ -10,65 +11,150 @@ const deprecatedProvideBasicProfile = z
   .optional()
   .meta({ deprecated: true, description: 'Deprecated and ignored: the basic profile is always returned.' });
 
-export const loginRequestSchema = z.object({
-  username: z.string().min(1).max(200).meta({ example: 'ann' }),
-  password: z.string().min(1).max(4096).meta({ example: 'correct horse battery staple' }),
-  provide_basic_profile: deprecatedProvideBasicProfile,
-});
+export const loginRequestSchema = z
+  .object({
+    username: z.string().min(1).max(200).meta({ example: 'ann' }),
+    password: z.string().min(1).max(4096).meta({ example: 'correct horse battery staple' }),
+    provide_basic_profile: deprecatedProvideBasicProfile,
+  })
+  .meta({ id: 'LoginRequest' });
 
-export const passwordChangeRequestSchema = z.object({
-  old_password: z.string().min(1).max(4096),
-  new_password: z.string().max(4096),
-});
+export const passwordChangeRequestSchema = z
+  .object({
+    old_password: z.string().min(1).max(4096),
+    new_password: z.string().max(4096),
+  })
+  .meta({
+    id: 'PasswordChangeRequest',
+    examples: [{ old_password: 'correct horse battery staple', new_password: 'a brand new passphrase' }],
+  });
 
-export const ssoLoginRequestSchema = z.object({
-  nonce: z.string().min(1).max(512),
-  authorization_code: z.string().min(1).max(4096),
-  redirect_uri: z.string().min(1).max(2048),
-  code_verifier: z
-    .string()
-    .regex(/^[A-Za-z0-9\-._~]{43,128}$/, 'must be an RFC 7636 code verifier')
-    .optional(),
-  provide_basic_profile: deprecatedProvideBasicProfile,
-});
+export const ssoLoginRequestSchema = z
+  .object({
+    nonce: z.string().min(1).max(512),
+    authorization_code: z.string().min(1).max(4096),
+    redirect_uri: z.string().min(1).max(2048),
+    code_verifier: z
+      .string()
+      .regex(/^[A-Za-z0-9\-._~]{43,128}$/, 'must be an RFC 7636 code verifier')
+      .optional(),
+    provide_basic_profile: deprecatedProvideBasicProfile,
+  })
+  .meta({
+    id: 'SsoLoginRequest',
+    examples: [
+      {
+        nonce: 'n-0S6_WzA2Mj',
+        authorization_code: 'SplxlOBeZQQYbYS6WxSbIA',
+        redirect_uri: 'https://portal.example.com/sso/callback',
+      },
+    ],
+  });
 
-export const emptyRequestSchema = z.object({});
+export const emptyRequestSchema = z
+  .object({})
+  .meta({ id: 'EmptyRequest', description: 'An empty JSON object (or no body at all).' });
+
+/**
+ * OpenID Connect Back-Channel Logout 1.0: the provider posts a form. Documents the body; the
+ * route reads the one field itself (src/adapters/http/routes/sso-routes.ts).
+ */
+export const backchannelLogoutRequestSchema = z
+  .object({
+    logout_token: z
+      .string()
+      .min(1)
+      .meta({ description: 'The logout token (a signed JWT) from the provider.' }),
+  })
+  .meta({ id: 'BackchannelLogoutRequest' });
 
 export const idsSchema = z
   .object({
-    tenant_id: z.string().optional(),
-    group_id: z.string().optional(),
-    user_id: z.string().optional(),
+    tenant_id: z.string().optional().meta({ description: 'Identifier of the tenant.' }),
+    group_id: z.string().optional().meta({ description: 'Identifier of the group.' }),
+    user_id: z.string().optional().meta({ description: 'Identifier of the end user.' }),
   })
-  .meta({ id: 'Ids' });
+  .meta({
+    id: 'Ids',
+    description: 'Identifiers for building further API URLs; only those relevant to the user level.',
+  });
 
-export const profileSchema = z
-  .object({
-    user_level: z.number().int(),
-    is_first_login: z.boolean(),
-    platform_type: z.string().optional(),
-    username: z.string().optional(),
-    first_name: z.string().optional(),
-    last_name: z.string().optional(),
-    language: z.string().optional(),
-    language_code: z.string().optional(),
-    emailAddress: z.string().optional(),
-    access_type: z.number().int().optional(),
-    read_only: z.boolean().optional(),
-    user_type: z.string().optional(),
-    is_expired: z.boolean().optional(),
-    expires_in: z.number().int().optional(),
-    backendName: z.string().optional(),
-    backendExternalName: z.string().optional(),
-    phoneNumber: z.string().optional(),
-    role: z.string().optional(),
-    is_enterprise: z.boolean().optional(),
-  })
-  .meta({ id: 'Profile' });
+const profileShape = {
+  user_level: z.literal([0, 4, 8, 12, 16]).meta({
+    description: '0 End User, 4 Department Admin, 8 Group Admin, 12 Tenant Admin, 16 System Admin.',
+  }),
+  is_first_login: z.boolean().meta({ description: "True on the user's first successful login." }),
+  platform_type: z.string().optional(),
+  username: z.string().optional().meta({ description: 'Always returned (interface 1.11.0).' }),
+  first_name: z.string().optional(),
+  last_name: z.string().optional(),
+  language: z.string().optional(),
+  language_code: z.string().optional(),
+  emailAddress: z.string().optional(),
+  access_type: z.number().int().optional().meta({ description: '0 Normal, 1 Restricted, 3 Super.' }),
+  read_only: z.boolean().optional(),
+  user_type: z.string().optional(),
+  is_expired: z.boolean().optional().meta({
+    description: 'True when the credentials expired: only a password change or a logout is accepted.',
+  }),
+  expires_in: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: 'Whole days before the login expires, when login expiration is on.' }),
+  backendName: z.string().optional().meta({ description: 'Only with PROVIDE_BACKEND_INFO=true.' }),
+  backendExternalName: z.string().optional().meta({ description: 'Only with PROVIDE_BACKEND_INFO=true.' }),
+  phoneNumber: z.string().optional().meta({ description: 'Login answers only.' }),
+  role: z.string().optional(),
+  is_enterprise: z.boolean().optional(),
+};
 
+export const profileSchema = z.object(profileShape).meta({ id: 'Profile' });
+
+const loginResponseExample = {
+  ids: { tenant_id: 't1', group_id: 'g1', user_id: 'u-ann' },
+  profile: { user_level: 0, is_first_login: false, username: 'ann', first_name: 'Ann', language_code: 'en' },
+};
+
+/** The answer of both logins and of the password change: spec 4.1 and 4.2. */
 export const loginResponseSchema = z
   .object({ ids: idsSchema, profile: profileSchema })
-  .meta({ id: 'LoginResponse' });
+  .meta({ id: 'LoginResponse', examples: [loginResponseExample] });
+
+/** `GET /api/v1/session/`: as a login answer, without `phoneNumber` (login answer only). */
+export const sessionViewSchema = z
+  .object({
+    ids: idsSchema,
+    profile: profileSchema.omit({ phoneNumber: true }).meta({ id: 'SessionProfile' }),
+  })
+  .meta({ id: 'SessionView', examples: [loginResponseExample] });
+
+export const emptyResponseSchema = z.object({}).meta({ id: 'EmptyResponse', examples: [{}] });
+
+export const healthResponseSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const readinessResponseSchema = z
+  .object({ status: z.enum(['ready', 'unavailable']) })
+  .meta({ id: 'Readiness' });
+
+/** Every code, in the order of STATUS_BY_CODE. */
+export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as [ErrorCode, ...ErrorCode[]];
+
+/** RFC 9457 problem details with the stable `code` member (src/adapters/http/problem.ts). */
+export const problemSchema = z
+  .object({
+    type: z.literal('about:blank'),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.enum(ERROR_CODES).meta({ description: 'Stable, machine-readable: match on this.' }),
+    detail: z.string(),
+    request_id: z.string().meta({ description: 'Also sent as the X-Request-Id header.' }),
+    errors: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'Validation errors, field by field.' }),
+  })
+  .meta({ id: 'Problem' });
 
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {

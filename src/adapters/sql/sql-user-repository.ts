@@ -1,6 +1,12 @@
 import { DomainError } from '../../domain/shared/domain-error.js';
-import type { User } from '../../domain/user/user.js';
-import type { DirectoryRepository, NewUser, UserRepository } from '../../domain/user/user-repository.port.js';
+import type { Backend, User } from '../../domain/user/user.js';
+import type {
+  DirectoryRepository,
+  Group,
+  NewUser,
+  Tenant,
+  UserRepository,
+} from '../../domain/user/user-repository.port.js';
 import type { SqlExecutor } from './sql-client.js';
 import { sqlErrorCode } from './store-errors.js';
 import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
@@ -161,5 +167,29 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     } catch (error) {
       translateWriteError(error, `Backend ${JSON.stringify(backend.name)}`);
     }
+  }
+
+  async findTenant(id: string): Promise<Tenant | null> {
+    const { rows } = await this.sql.query<{ id: string; name: string | null }>(
+      'SELECT id, name FROM tenants WHERE id = $1',
+      [id],
+    );
+    return rows[0] ? { id: rows[0].id, name: rows[0].name } : null;
+  }
+
+  async findGroup(id: string): Promise<Group | null> {
+    const { rows } = await this.sql.query<{ id: string; tenant_id: string; name: string | null }>(
+      'SELECT id, tenant_id, name FROM groups WHERE id = $1',
+      [id],
+    );
+    return rows[0] ? { id: rows[0].id, tenantId: rows[0].tenant_id, name: rows[0].name } : null;
+  }
+
+  async findBackend(name: string): Promise<Backend | null> {
+    const { rows } = await this.sql.query<{ name: string; external_name: string | null }>(
+      'SELECT name, external_name FROM backends WHERE name = $1',
+      [name],
+    );
+    return rows[0] ? { name: rows[0].name, externalName: rows[0].external_name } : null;
   }
 }

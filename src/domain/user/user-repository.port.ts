@@ -34,8 +34,22 @@ export interface UserRepository {
   setDisabled(userId: string, disabled: boolean): Promise<void>;
 }
 
+export interface Tenant {
+  id: string;
+  name: string | null;
+}
+
+export interface Group {
+  id: string;
+  tenantId: string;
+  name: string | null;
+}
+
 export interface DirectoryRepository {
   addTenant(id: string, name: string | null): Promise<void>;
   addGroup(id: string, tenantId: string, name: string | null): Promise<void>;
   addBackend(backend: Backend): Promise<void>;
+  findTenant(id: string): Promise<Tenant | null>;
+  findGroup(id: string): Promise<Group | null>;
+  findBackend(name: string): Promise<Backend | null>;
 }

@@ -9,8 +9,10 @@ import { readJsonBody } from '../json-body.js';
 import {
   emptyRequestSchema,
   loginRequestSchema,
+  loginResponseSchema,
   parseBody,
   passwordChangeRequestSchema,
+  sessionViewSchema,
 } from '../schemas.js';
 import { sessionGuard } from '../session-guard.js';
 import type { GatehouseState } from '../state.js';
@@ -39,7 +41,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
       client: clientInfo(ctx),
     });
     ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
-    ctx.body = { ids: result.ids, profile: result.profile };
+    ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
   });
 
   router.post('/api/v1/logout/', async (ctx) => {
@@ -50,7 +52,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
   });
 
   router.get('/api/v1/session/', sessionGuard(deps.authenticator, { cookieName }), (ctx) => {
-    ctx.body = deps.authenticator.view(ctx.state.gatehouse!);
+    ctx.body = sessionViewSchema.parse(deps.authenticator.view(ctx.state.gatehouse!));
   });
 
   router.post(
@@ -64,7 +66,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
         client: clientInfo(ctx),
       });
       ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
-      ctx.body = { ids: result.ids, profile: result.profile };
+      ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
     },
   );
 

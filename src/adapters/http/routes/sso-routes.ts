@@ -7,7 +7,7 @@ import { clientInfo } from '../client-info.js';
 import { type CookieSettings, clearedSessionCookie, readCookie, sessionCookie } from '../cookies.js';
 import { readFormBody } from '../form-body.js';
 import { readJsonBody } from '../json-body.js';
-import { emptyRequestSchema, parseBody, ssoLoginRequestSchema } from '../schemas.js';
+import { emptyRequestSchema, loginResponseSchema, parseBody, ssoLoginRequestSchema } from '../schemas.js';
 import type { GatehouseState } from '../state.js';
 
 export interface SsoRouteDeps {
@@ -37,7 +37,7 @@ export function ssoRoutes(deps: SsoRouteDeps): Router<GatehouseState> {
       client: clientInfo(ctx),
     });
     ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
-    ctx.body = { ids: result.ids, profile: result.profile };
+    ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
   });
 
   router.post('/api/v1/openid/logout/', async (ctx) => {

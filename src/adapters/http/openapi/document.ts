@@ -1,0 +1,255 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import type { ErrorCode } from '../../../domain/shared/domain-error.js';
+import { STATUS_BY_CODE, TITLE_BY_CODE } from '../problem.js';
+import { problemSchema } from '../schemas.js';
+import {
+  type DocumentFeatures,
+  errorCodesOf,
+  type OperationSpec,
+  type SuccessResponse,
+} from './operations.js';
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiDocumentOptions {
+  operations: readonly OperationSpec[];
+  features: DocumentFeatures;
+  /** The configured session cookie name (COOKIE_NAME). */
+  cookieName: string;
+  /** The service version (package.json). */
+  version: string;
+}
+
+const COMPONENT_REF = '#/components/schemas/';
+const SECURITY_SCHEME = 'sessionCookie';
+
+/** Rewrites zod's `#/$defs/X` references to the document's `#/components/schemas/X`. */
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [key, inner] of Object.entries(value)) {
+    out[key] =
+      key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')
+        ? COMPONENT_REF + inner.slice('#/$defs/'.length)
+        : rewriteRefs(inner);
+  }
+  return out;
+}
+
+/**
+ * Converts zod schemas with zod's own `z.toJSONSchema` (JSON Schema 2020-12, the dialect of
+ * OpenAPI 3.1) and gathers every schema that carries a `.meta({ id })` into components.
+ * Requests are converted as zod's input (unknown fields allowed: they are ignored), answers as
+ * its output (`additionalProperties: false`: nothing undocumented is ever sent).
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, unknown> = {};
+
+  convert(schema: z.ZodType, io: 'input' | 'output'): unknown {
+    const json = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'throw',
+      reused: 'inline',
+    }) as Json;
+    const { $schema: _dialect, $defs, ...rest } = json;
+    for (const [id, definition] of Object.entries(($defs ?? {}) as Json)) {
+      this.#add(id, rewriteRefs(definition));
+    }
+    return rewriteRefs(rest);
+  }
+
+  #add(id: string, definition: unknown): void {
+    const known = this.schemas[id];
+    if (known !== undefined && !isDeepStrictEqual(known, definition)) {
+      throw new Error(`OpenAPI: two different schemas carry the id "${id}"`);
+    }
+    this.schemas[id] = definition;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function headerComponents(cookieName: string): Json {
+  const name = escapeRegExp(cookieName);
+  return {
+    'X-Request-Id': {
+      description: 'Identifies the request; equals `request_id` of a problem body and appears in the log.',
+      required: true,
+      schema: { type: 'string' },
+    },
+    'Retry-After': {
+      description: 'Seconds to wait before trying again.',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    },
+    SetSessionCookie: {
+      description:
+        `The new session: \`${cookieName}=<id>; Path=/; Max-Age=<absolute lifetime>; HttpOnly; Secure; ` +
+        'SameSite=Lax` (name, Domain, Secure and SameSite as configured). Send it back on every request.',
+      required: true,
+      schema: { type: 'string', pattern: `^${name}=[A-Za-z0-9_-]+;` },
+    },
+    ClearSessionCookie: {
+      description: `Clears the session cookie: \`${cookieName}=; Path=/; Max-Age=0; ...\`.`,
+      required: true,
+      schema: { type: 'string', pattern: `^${name}=;` },
+    },
+  };
+}
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function successResponse(response: SuccessResponse, components: SchemaComponents): Json {
+  const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+  if (response.setCookie === 'session') headers['Set-Cookie'] = headerRef('SetSessionCookie');
+  if (response.setCookie === 'cleared') headers['Set-Cookie'] = headerRef('ClearSessionCookie');
+  if (response.retryAfter) headers['Retry-After'] = headerRef('Retry-After');
+  return {
+    description: response.description,
+    headers,
+    content: {
+      [response.mediaType ?? 'application/json']: { schema: components.convert(response.schema, 'output') },
+    },
+  };
+}
+
+/** One response per status: a problem document whose `code` is one of that status's codes here. */
+function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = STATUS_BY_CODE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, Json> = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+    if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
+    const first = statusCodes[0]!;
+    responses[String(status)] = {
+      description: statusCodes.map((code) => `\`${code}\`: ${TITLE_BY_CODE[code]}.`).join(' '),
+      headers,
+      content: {
+        'application/problem+json': {
+          schema: {
+            allOf: [{ $ref: `${COMPONENT_REF}Problem` }],
+            properties: { status: { const: status }, code: { enum: statusCodes } },
+          },
+          example: {
+            type: 'about:blank',
+            title: TITLE_BY_CODE[first],
+            status,
+            code: first,
+            detail: `${TITLE_BY_CODE[first]}.`,
+            request_id: '0b6d81b1-8ed7-446c-a6db-98bb728b9796',
+          },
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+function security(operation: OperationSpec): Json[] {
+  switch (operation.session) {
+    case 'required':
+    case 'required-allow-expired':
+      return [{ [SECURITY_SCHEME]: [] }];
+    case 'optional':
+      return [{}, { [SECURITY_SCHEME]: [] }];
+    case 'none':
+      return [];
+  }
+}
+
+function operationObject(operation: OperationSpec, components: SchemaComponents): Json {
+  const responses: Json = {};
+  for (const response of operation.responses) {
+    responses[String(response.status)] = successResponse(response, components);
+  }
+  for (const [status, response] of Object.entries(problemResponses(errorCodesOf(operation)))) {
+    if (responses[status]) throw new Error(`OpenAPI: ${operation.operationId} documents ${status} twice`);
+    responses[status] = response;
+  }
+  return {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    security: security(operation),
+    ...(operation.pathParameters
+      ? {
+          parameters: operation.pathParameters.map((parameter) => ({
+            name: parameter.name,
+            in: 'path',
+            required: true,
+            description: parameter.description,
+            schema: components.convert(parameter.schema, 'input'),
+          })),
+        }
+      : {}),
+    ...(operation.request
+      ? {
+          requestBody: {
+            required: !operation.request.optional,
+            content: {
+              [operation.request.mediaType ?? 'application/json']: {
+                schema: components.convert(operation.request.schema, 'input'),
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the service, built once at start-up from the route registry
+ * (./operations.ts) and the zod schemas the routes themselves use.
+ */
+export function buildOpenApiDocument(options: OpenApiDocumentOptions): Json {
+  const components = new SchemaComponents();
+  components.convert(problemSchema, 'output');
+  const paths: Record<string, Json> = {};
+  for (const operation of options.operations) {
+    if (operation.when && !operation.when(options.features)) continue;
+    const item = paths[operation.path] ?? {};
+    paths[operation.path] = item;
+    if (item[operation.method]) throw new Error(`OpenAPI: ${operation.method} ${operation.path} twice`);
+    item[operation.method] = operationObject(operation, components);
+  }
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Gatehouse',
+      version: options.version,
+      description:
+        'Login and session service: username/password and OpenID Connect single sign-on logins ' +
+        'creating a session carried by a cookie. Errors are RFC 9457 problem documents with a ' +
+        'stable `code` member.',
+    },
+    tags: [
+      { name: 'session', description: 'Password login, the session, password change, logout.' },
+      { name: 'sso', description: 'OpenID Connect single sign-on.' },
+      { name: 'operations', description: 'Health, readiness, this document, metrics.' },
+    ],
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(components.schemas).sort(([a], [b]) => a.localeCompare(b))),
+      headers: headerComponents(options.cookieName),
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: options.cookieName,
+          description: 'The session cookie set by a login (HttpOnly; browsers send it themselves).',
+        },
+      },
+    },
+  };
+}

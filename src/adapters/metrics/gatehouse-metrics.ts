@@ -1,0 +1,258 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type {
+  LoginEvents,
+  SessionCheckObserver,
+  SessionCheckOutcome,
+} from '../../application/login-events.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import { observedSqlClient } from './observed-sql-client.js';
+
+/** Endpoints of the OpenID provider, as the provider adapter names them. */
+export type OpenIdEndpoint = 'discovery' | 'token' | 'jwks' | 'revocation' | 'userinfo' | 'other';
+export type OpenIdCallOutcome = 'ok' | 'client_error' | 'server_error' | 'timeout' | 'network_error';
+
+const OPENID_ENDPOINTS: ReadonlySet<string> = new Set<OpenIdEndpoint>([
+  'discovery',
+  'token',
+  'jwks',
+  'revocation',
+  'userinfo',
+  'other',
+]);
+const OPENID_OUTCOMES: ReadonlySet<string> = new Set<OpenIdCallOutcome>([
+  'ok',
+  'client_error',
+  'server_error',
+  'timeout',
+  'network_error',
+]);
+
+const SESSION_CHECK_OUTCOMES: readonly SessionCheckOutcome[] = [
+  'ok',
+  'missing',
+  'invalid',
+  'expired',
+  'password_expired',
+];
+
+/**
+ * The only values the `reason` label takes: the login policy's reason codes and the error codes
+ * a single sign-on login fails with, lower-cased. Anything else is counted as `other`, so a label
+ * can never carry a username, an id or free text.
+ */
+export const LOGIN_FAILURE_REASONS: ReadonlySet<string> = new Set([
+  'unknown_user',
+  'no_password',
+  'bad_password',
+  'account_disabled',
+  'level_not_allowed_for_sso',
+  'sso_invalid',
+  'sso_invalid_username',
+  'sso_multi_groups',
+  'sso_invalid_groupid_and_username',
+  'sso_refused',
+  'sso_unreachable',
+  'invalid_request',
+  'service_unavailable',
+]);
+
+const SESSION_END_REASONS: ReadonlySet<string> = new Set([
+  'logout',
+  'sso_logout',
+  'backchannel_logout',
+  'password_changed',
+  'revoked',
+  'revoked_others',
+  'user_disabled',
+]);
+
+/** Statement names are constants in the repositories; anything else is `other`. */
+const STATEMENT_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+export interface GatehouseMetricsOptions {
+  /** Node.js process metrics (CPU, memory, event loop, GC) on this registry. Default true. */
+  processMetrics?: boolean;
+}
+
+/**
+ * Prometheus metrics of one Gatehouse instance, on a private registry (never prom-client's global
+ * one, so several instances can live in one process). The application knows nothing of it: it
+ * observes through LoginEvents, SessionCheckObserver, the SqlClient port and the OpenID provider
+ * adapter's observer option, which the composition root wires to the methods below.
+ */
+export class GatehouseMetrics {
+  readonly registry = new Registry();
+  readonly #logins: Counter<'method' | 'outcome' | 'reason'>;
+  readonly #throttled: Counter<'operation'>;
+  readonly #passwordChanges: Counter<'outcome'>;
+  readonly #sessionsEnded: Counter<'reason'>;
+  readonly #sessionChecks: Record<SessionCheckOutcome, { inc(): void }>;
+  readonly #openIdDuration: Histogram<'endpoint' | 'outcome'>;
+  readonly #queryDuration: Histogram<'statement' | 'outcome'>;
+  readonly #queryChildren = new Map<string, { observe(value: number): void }>();
+
+  constructor(options: GatehouseMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.#logins = new Counter({
+      name: 'gatehouse_logins_total',
+      help: 'Login attempts by method (password, sso), outcome (success, failure, throttled) and reason code.',
+      labelNames: ['method', 'outcome', 'reason'],
+      registers,
+    });
+    this.#throttled = new Counter({
+      name: 'gatehouse_throttled_attempts_total',
+      help: 'Attempts refused by the login throttle (429), by operation (login, password_change).',
+      labelNames: ['operation'],
+      registers,
+    });
+    this.#passwordChanges = new Counter({
+      name: 'gatehouse_password_changes_total',
+      help: 'Password changes by outcome (success, failure: wrong current password).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#sessionsEnded = new Counter({
+      name: 'gatehouse_sessions_ended_total',
+      help: 'Sessions ended, by reason (logout, sso_logout, backchannel_logout, password_changed, ...).',
+      labelNames: ['reason'],
+      registers,
+    });
+    const sessionChecks = new Counter({
+      name: 'gatehouse_session_checks_total',
+      help: 'Session checks by outcome (ok, missing, invalid, expired, password_expired).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#openIdDuration = new Histogram({
+      name: 'gatehouse_oidc_request_duration_seconds',
+      help: 'Duration of HTTP requests to the OpenID provider, until the response headers, by endpoint and outcome.',
+      labelNames: ['endpoint', 'outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.#queryDuration = new Histogram({
+      name: 'gatehouse_store_query_duration_seconds',
+      help: 'Duration of store statements, by prepared-statement name (else "other") and outcome (ok, error).',
+      labelNames: ['statement', 'outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+
+    // Series that exist from the start, so rates and alerts work before the first event.
+    for (const method of ['password', 'sso']) this.#logins.labels(method, 'success', 'none').inc(0);
+    this.#logins.labels('password', 'throttled', 'too_many_attempts').inc(0);
+    for (const operation of ['login', 'password_change']) this.#throttled.labels(operation).inc(0);
+    // The hot path pays one pre-bound counter increment.
+    this.#sessionChecks = Object.fromEntries(
+      SESSION_CHECK_OUTCOMES.map((outcome) => {
+        const child = sessionChecks.labels(outcome);
+        child.inc(0);
+        return [outcome, child];
+      }),
+    ) as Record<SessionCheckOutcome, { inc(): void }>;
+
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Counts login events, then hands each to `inner` (the logging adapter, usually). */
+  loginEvents(inner: LoginEvents): LoginEvents {
+    return {
+      loginSucceeded: (event) => {
+        this.#logins.labels(event.method, 'success', 'none').inc();
+        inner.loginSucceeded(event);
+      },
+      loginFailed: (event) => {
+        // A wrong current password on a password change is reported as a failed password check,
+        // but it is not a login.
+        if (event.reason === 'current_password_mismatch') this.#passwordChanges.labels('failure').inc();
+        else this.#logins.labels(event.method, 'failure', loginReason(event.reason)).inc();
+        inner.loginFailed(event);
+      },
+      loginThrottled: (event) => {
+        this.#throttled.labels(event.operation).inc();
+        if (event.operation === 'login') {
+          this.#logins.labels(event.method, 'throttled', 'too_many_attempts').inc();
+        }
+        inner.loginThrottled?.(event);
+      },
+      sessionEnded: (event) => {
+        this.#sessionsEnded.labels(SESSION_END_REASONS.has(event.why) ? event.why : 'other').inc(event.count);
+        inner.sessionEnded(event);
+      },
+      passwordChanged: (event) => {
+        this.#passwordChanges.labels('success').inc();
+        inner.passwordChanged(event);
+      },
+    };
+  }
+
+  readonly sessionChecks: SessionCheckObserver = {
+    sessionChecked: (outcome) => this.#sessionChecks[outcome]?.inc(),
+  };
+
+  /** For the OpenID provider adapter's `observer` option. */
+  readonly observeOpenIdCall = (call: {
+    endpoint: OpenIdEndpoint;
+    outcome: OpenIdCallOutcome;
+    durationS: number;
+  }): void => {
+    this.#openIdDuration
+      .labels(
+        OPENID_ENDPOINTS.has(call.endpoint) ? call.endpoint : 'other',
+        OPENID_OUTCOMES.has(call.outcome) ? call.outcome : 'network_error',
+      )
+      .observe(call.durationS);
+  };
+
+  /** The same client, every statement timed into gatehouse_store_query_duration_seconds. */
+  observeSqlClient(client: SqlClient): SqlClient {
+    return observedSqlClient(client, ({ statement, durationS, ok }) => {
+      const name = statement && STATEMENT_NAME.test(statement) ? statement : 'other';
+      const key = `${name}:${ok ? 'ok' : 'error'}`;
+      let child = this.#queryChildren.get(key);
+      if (!child) {
+        child = this.#queryDuration.labels(name, ok ? 'ok' : 'error');
+        this.#queryChildren.set(key, child);
+      }
+      child.observe(durationS);
+    });
+  }
+
+  /**
+   * Connection pool gauges, read from `stats` at each scrape. Only for a pooled client (pg); the
+   * embedded PGlite is one in-process connection with its own queue, so it has none.
+   */
+  watchPool(stats: () => { total: number; idle: number; waiting: number }): void {
+    new Gauge({
+      name: 'gatehouse_store_pool_in_use',
+      help: 'Store connections checked out of the pool (pg only).',
+      registers: [this.registry],
+      collect() {
+        const current = stats();
+        this.set(current.total - current.idle);
+      },
+    });
+    new Gauge({
+      name: 'gatehouse_store_pool_waiting',
+      help: 'Requests waiting for a store connection (pg only).',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+  }
+}
+
+function loginReason(reason: string): string {
+  const normalised = reason.toLowerCase();
+  return LOGIN_FAILURE_REASONS.has(normalised) ? normalised : 'other';
+}

@@ -1,0 +1,39 @@
+import type { QueryResult, SqlClient, SqlExecutor } from '../sql/sql-client.js';
+
+/** Told each statement's duration; `statement` is the prepared-statement name, if any. */
+export type SqlQueryObserver = (query: {
+  statement: string | undefined;
+  durationS: number;
+  ok: boolean;
+}) => void;
+
+function timedQuery(executor: SqlExecutor, observe: SqlQueryObserver): SqlExecutor['query'] {
+  return async <Row>(text: string, params?: readonly unknown[], name?: string): Promise<QueryResult<Row>> => {
+    const started = performance.now();
+    let ok = false;
+    try {
+      const result = await executor.query<Row>(text, params, name);
+      ok = true;
+      return result;
+    } finally {
+      observe({ statement: name, durationS: (performance.now() - started) / 1000, ok });
+    }
+  };
+}
+
+/**
+ * The SqlClient port, timed: every statement the repositories run (inside transactions too) is
+ * reported to `observe`. Works the same over pg and PGlite. Migration scripts (`exec`) and the
+ * driver's own BEGIN/COMMIT are not timed.
+ */
+export function observedSqlClient(client: SqlClient, observe: SqlQueryObserver): SqlClient {
+  return {
+    kind: client.kind,
+    query: timedQuery(client, observe),
+    exec: (script) => client.exec(script),
+    transaction: (work) =>
+      client.transaction((tx) => work({ query: timedQuery(tx, observe), exec: (script) => tx.exec(script) })),
+    ping: () => client.ping(),
+    close: () => client.close(),
+  };
+}
