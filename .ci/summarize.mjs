@@ -1,23 +1,30 @@
-// Reads vitest's JSON report, checks that the PostgreSQL suites ran, and prints the closing line
-// "N passed, N failed" that CI judges the run by.
+// Reads vitest's JSON reports (one or more: `npm test`, `npm run test:faults`), sums them, checks
+// that the PostgreSQL suites ran, and prints the closing line "N passed, N failed" that CI judges
+// the run by.
 import { readFileSync } from 'node:fs';
 
-const path = process.argv[2] ?? '.vitest-report.json';
-let report;
-try {
-  report = JSON.parse(readFileSync(path, 'utf8'));
-} catch (error) {
-  console.log(`no test report at ${path}: ${error.message}`);
-  console.log('0 passed, 1 failed');
+const paths = process.argv.length > 2 ? process.argv.slice(2) : ['.vitest-report.json'];
+const testResults = [];
+let missingReports = 0;
+for (const path of paths) {
+  try {
+    testResults.push(...JSON.parse(readFileSync(path, 'utf8')).testResults);
+  } catch (error) {
+    console.log(`no test report at ${path}: ${error.message}`);
+    missingReports += 1;
+  }
+}
+if (missingReports === paths.length) {
+  console.log(`0 passed, ${missingReports} failed`);
   process.exit(1);
 }
 
-const tests = report.testResults.flatMap((file) => file.assertionResults ?? []);
+const tests = testResults.flatMap((file) => file.assertionResults ?? []);
 const passed = tests.filter((test) => test.status === 'passed').length;
-let failed = tests.filter((test) => test.status === 'failed').length;
+let failed = tests.filter((test) => test.status === 'failed').length + missingReports;
 const skipped = tests.filter((test) => test.status === 'skipped' || test.status === 'pending').length;
 // A file that failed to load has no assertion results but a failed status.
-const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
+const brokenFiles = testResults.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
 failed += brokenFiles.length;
 for (const file of brokenFiles) console.log(`failed to run: ${file.name}: ${String(file.message).slice(0, 300)}`);
 

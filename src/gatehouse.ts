@@ -10,6 +10,7 @@ import { PgSqlClient } from './adapters/sql/pg-sql-client.js';
 import type { SqlClient } from './adapters/sql/sql-client.js';
 import type { SqlStore } from './adapters/sql/sql-store.js';
 import type { LoginEvents } from './application/login-events.js';
+import type { Purger } from './application/purger.js';
 import type { SessionAuthenticator } from './application/session-authenticator.js';
 import { buildContainer } from './composition/container.js';
 import { openSqlClient, openStore } from './composition/open-store.js';
@@ -53,6 +54,11 @@ export interface Gatehouse {
    * session and user on `ctx.state.gatehouse`.
    */
   requireSession(options?: { allowExpiredCredentials?: boolean }): Middleware<GatehouseState>;
+  /**
+   * The periodic purge of dead sessions, stale throttling rows and old audit events, started
+   * here (every PURGE_INTERVAL_S; unref'd) and stopped by close(). `runOnce()` runs one cycle now.
+   */
+  purger: Purger;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,8 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     ...(options.loginEvents ? { loginEvents: options.loginEvents } : {}),
   });
   const authenticator = container.get(TOKENS.SessionAuthenticator);
+  const purger = container.get(TOKENS.Purger);
+  purger.start();
   return {
     app: container.get(TOKENS.HttpApp),
     metrics,
@@ -96,6 +104,10 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
         cookieName: options.config.cookie.name,
         allowExpiredCredentials: guardOptions.allowExpiredCredentials ?? false,
       }),
-    close: () => store.close(),
+    purger,
+    close: async () => {
+      await purger.stop();
+      await store.close();
+    },
   };
 }

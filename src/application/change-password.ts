@@ -1,3 +1,4 @@
+import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
@@ -36,8 +37,39 @@ export class ChangePassword {
     const verified = user.passwordHash
       ? await this.hasher.verify(user.passwordHash, input.oldPassword)
       : await this.hasher.verifyDummy(input.oldPassword);
+    const audited = {
+      actor: 'user',
+      method: current.session.method,
+      clientAddress: input.client.clientAddress,
+      sessionHandle: current.session.handle,
+      ...auditAccount(user),
+    } as const;
     if (!verified) {
-      await this.throttle.recordFailure(keys, this.clock.now());
+      const now = this.clock.now();
+      // The failure count and its audit record commit together.
+      await this.store.transaction(async (repositories) => {
+        const { blocked } = await this.throttle.recordFailure(keys, now, repositories.throttle);
+        await repositories.audit.record(
+          auditEvent({
+            ...audited,
+            occurredAt: now,
+            event: 'password_change',
+            outcome: 'failure',
+            reason: 'current_password_mismatch',
+          }),
+        );
+        if (blocked) {
+          await repositories.audit.record(
+            auditEvent({
+              ...audited,
+              occurredAt: now,
+              event: 'login_throttled',
+              outcome: 'failure',
+              reason: 'too_many_failures',
+            }),
+          );
+        }
+      });
       this.events.loginFailed({
         method: 'password',
         reason: 'current_password_mismatch',
@@ -53,8 +85,13 @@ export class ChangePassword {
     }
     const hash = await this.hasher.hash(input.newPassword);
     const result = await this.store.transaction(async (repositories) => {
-      await repositories.users.setPassword(user.userId, hash, { mustChange: false, now: this.clock.now() });
-      const ended = await repositories.sessions.deleteAllForUser(user.userId);
+      const now = this.clock.now();
+      await this.throttle.recordSuccess(keys, repositories.throttle);
+      await repositories.users.setPassword(user.userId, hash, { mustChange: false, now });
+      // The other sessions end (revoked); this one is replaced by a new id (rotated).
+      const others = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);
+      const rotated = (await repositories.sessions.deleteByTokenHash(current.tokenHash)) ? 1 : 0;
+      const ended = others + rotated;
       const updated = await repositories.users.findByUserId(user.userId);
       if (!updated) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
       const issued = await this.issuer.issue(repositories, {
@@ -65,9 +102,28 @@ export class ChangePassword {
         ...(current.session.sso ? { sso: current.session.sso } : {}),
         countAsLogin: false,
       });
+      await repositories.audit.record(
+        auditEvent({
+          ...audited,
+          occurredAt: now,
+          event: 'password_change',
+          sessionHandle: issued.sessionHandle,
+        }),
+      );
+      if (others > 0) {
+        await repositories.audit.record(
+          auditEvent({
+            ...audited,
+            occurredAt: now,
+            event: 'session_revoked',
+            reason: 'password_change',
+            sessionHandle: null,
+            sessionCount: others,
+          }),
+        );
+      }
       return { issued, ended };
     });
-    await this.throttle.recordSuccess(keys);
     this.events.passwordChanged({ userId: user.userId });
     this.events.sessionEnded({ userId: user.userId, why: 'password_changed', count: result.ended });
     return result.issued;

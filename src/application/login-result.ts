@@ -9,6 +9,8 @@ export interface LoginResult {
   ids: Ids;
   profile: Profile;
   userId: string;
+  /** The new session's opaque handle (listing, audit trail); unrelated to the token. */
+  sessionHandle: string;
 }
 
 export interface ClientInfo {

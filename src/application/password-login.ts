@@ -1,3 +1,4 @@
+import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
 import { LoginPolicy } from '../domain/login/login-policy.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
@@ -44,8 +45,41 @@ export class PasswordLogin {
       : await this.hasher.verifyDummy(input.password);
 
     const decision = this.policy.evaluate({ method: 'password', user, passwordVerified });
+    const audited = {
+      actor: 'user',
+      method: 'password',
+      clientAddress: input.client.clientAddress,
+      // An unknown username is not recorded: it is what was typed, and may be a password.
+      ...auditAccount(user),
+    } as const;
     if (!decision.allowed) {
-      const { blocked } = await this.throttle.recordFailure(keys, this.clock.now());
+      const now = this.clock.now();
+      // The failure count and its audit record commit together. Unknown user, wrong password and
+      // disabled account do the same work here too (ASVS 6.3.8).
+      const { blocked } = await this.store.transaction(async (repositories) => {
+        const counted = await this.throttle.recordFailure(keys, now, repositories.throttle);
+        await repositories.audit.record(
+          auditEvent({
+            ...audited,
+            occurredAt: now,
+            event: 'login',
+            outcome: 'failure',
+            reason: decision.reason,
+          }),
+        );
+        if (counted.blocked) {
+          await repositories.audit.record(
+            auditEvent({
+              ...audited,
+              occurredAt: now,
+              event: 'login_throttled',
+              outcome: 'failure',
+              reason: 'too_many_failures',
+            }),
+          );
+        }
+        return counted;
+      });
       this.events.loginFailed({
         method: 'password',
         reason: decision.reason,
@@ -55,19 +89,41 @@ export class PasswordLogin {
       throw authenticationFailed();
     }
     const account = user!;
-    await this.throttle.recordSuccess(keys);
+    // Hashed before the transaction opens: argon2id is slow on purpose.
+    const upgraded =
+      account.passwordHash && this.hasher.needsRehash(account.passwordHash)
+        ? await this.hasher.hash(input.password)
+        : null;
 
-    if (account.passwordHash && this.hasher.needsRehash(account.passwordHash)) {
-      const upgraded = await this.hasher.hash(input.password);
-      // Compare-and-set: a concurrent password change wins over this upgrade.
-      await this.store.users.upgradePasswordHash(account.userId, account.passwordHash, upgraded);
-    }
-
-    const result = await this.issuer.issue(this.store, {
-      user: account,
-      method: 'password',
-      presentedToken: input.presentedToken,
-      client: input.client,
+    // The throttle reset, the session and its audit record commit together.
+    const result = await this.store.transaction(async (repositories) => {
+      await this.throttle.recordSuccess(keys, repositories.throttle);
+      if (upgraded && account.passwordHash) {
+        // Compare-and-set: a concurrent password change wins over this upgrade.
+        await repositories.users.upgradePasswordHash(account.userId, account.passwordHash, upgraded);
+      }
+      const issued = await this.issuer.issue(repositories, {
+        user: account,
+        method: 'password',
+        presentedToken: input.presentedToken,
+        client: input.client,
+      });
+      // Last, after every write to the user's row (no lock upgrade, no deadlock): holds the row until
+      // commit. A password change committed since the verification ends this login here; one not yet
+      // committed waits for this commit, then ends this session with the others.
+      const { userId, passwordHash, passwordChangedAt } = account;
+      if (!(await repositories.users.holdPasswordUnchanged(userId, passwordHash!, passwordChangedAt))) {
+        throw authenticationFailed();
+      }
+      await repositories.audit.record(
+        auditEvent({
+          ...audited,
+          occurredAt: this.clock.now(),
+          event: 'login',
+          sessionHandle: issued.sessionHandle,
+        }),
+      );
+      return issued;
     });
     this.events.loginSucceeded({ method: 'password', userId: account.userId });
     return result;

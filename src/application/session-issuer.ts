@@ -43,9 +43,10 @@ export class SessionIssuer {
       input.countAsLogin === false ? false : await repositories.users.markFirstLogin(input.user.userId, now);
     const token = newSessionToken(this.random);
     const expiresAt = new Date(now.getTime() + this.settings.absoluteTimeoutS * 1000);
+    const handle = newSessionHandle(this.random);
     await repositories.sessions.create({
       tokenHash: hashSessionToken(token),
-      handle: newSessionHandle(this.random),
+      handle,
       userId: input.user.userId,
       method: input.method,
       createdAt: now,
@@ -60,6 +61,7 @@ export class SessionIssuer {
       token,
       expiresAt,
       userId: user.userId,
+      sessionHandle: handle,
       ids: idsFor(user),
       profile: buildProfile(user, {
         provideBackendInfo: this.settings.provideBackendInfo,

@@ -1,10 +1,13 @@
+import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
 import { LoginPolicy } from '../domain/login/login-policy.js';
+import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
 import type { Store } from '../domain/store.port.js';
+import type { User } from '../domain/user/user.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
 import type { SessionIssuer } from './session-issuer.js';
@@ -41,6 +44,7 @@ export class SsoLogin {
     private readonly issuer: SessionIssuer,
     private readonly settings: SsoLoginSettings,
     private readonly events: LoginEvents,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async execute(input: SsoLoginInput): Promise<LoginResult> {
@@ -55,6 +59,10 @@ export class SsoLogin {
       // A refusal by the login policy was already reported, with its reason and user.
       if (isDomainError(error) && !this.reported.has(error)) {
         this.events.loginFailed({ method: 'sso', reason: error.code, userId: null });
+        // With the store down there is nowhere to write; the answer is the original error.
+        if (error.code !== 'SERVICE_UNAVAILABLE') {
+          await this.recordFailure(input, error.code.toLowerCase(), null).catch(() => undefined);
+        }
       }
       throw error;
     }
@@ -80,6 +88,7 @@ export class SsoLogin {
     const decision = this.policy.evaluate({ method: 'sso', user, ssoUserLevels: this.settings.userLevels });
     if (!decision.allowed) {
       this.events.loginFailed({ method: 'sso', reason: decision.reason, userId: user?.userId ?? null });
+      await this.recordFailure(input, decision.reason, user);
       const refusal = new DomainError(
         'SSO_INVALID_GROUPID_AND_USERNAME',
         'No user matches the group and username returned by the OpenID provider, or that user may not use single sign-on.',
@@ -88,21 +97,52 @@ export class SsoLogin {
       throw refusal;
     }
     const account = user!;
-    const result = await this.issuer.issue(this.store, {
-      user: account,
-      method: 'sso',
-      presentedToken: input.presentedToken,
-      client: input.client,
-      sso: {
-        issuer: tokens.issuer,
-        subject: tokens.subject,
-        sid: tokens.sid ?? null,
-        idToken: tokens.idToken,
-        accessTokenSealed: tokens.accessToken ? this.sealer.seal(tokens.accessToken) : null,
-        refreshTokenSealed: tokens.refreshToken ? this.sealer.seal(tokens.refreshToken) : null,
-      },
+    // The session and its audit record commit together.
+    const result = await this.store.transaction(async (repositories) => {
+      const issued = await this.issuer.issue(repositories, {
+        user: account,
+        method: 'sso',
+        presentedToken: input.presentedToken,
+        client: input.client,
+        sso: {
+          issuer: tokens.issuer,
+          subject: tokens.subject,
+          sid: tokens.sid ?? null,
+          idToken: tokens.idToken,
+          accessTokenSealed: tokens.accessToken ? this.sealer.seal(tokens.accessToken) : null,
+          refreshTokenSealed: tokens.refreshToken ? this.sealer.seal(tokens.refreshToken) : null,
+        },
+      });
+      await repositories.audit.record(
+        auditEvent({
+          occurredAt: this.clock.now(),
+          event: 'login',
+          actor: 'user',
+          method: 'sso',
+          sessionHandle: issued.sessionHandle,
+          clientAddress: input.client.clientAddress,
+          ...auditAccount(account),
+        }),
+      );
+      return issued;
     });
     this.events.loginSucceeded({ method: 'sso', userId: account.userId });
     return result;
+  }
+
+  /** A refused SSO login: nothing else changes, so the record is written on its own. */
+  private recordFailure(input: SsoLoginInput, reason: string, user: User | null): Promise<void> {
+    return this.store.audit.record(
+      auditEvent({
+        occurredAt: this.clock.now(),
+        event: 'login',
+        outcome: 'failure',
+        reason,
+        actor: 'user',
+        method: 'sso',
+        clientAddress: input.client.clientAddress,
+        ...auditAccount(user),
+      }),
+    );
   }
 }

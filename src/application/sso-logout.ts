@@ -1,10 +1,14 @@
+import { auditEvent } from '../domain/audit/audit-event.js';
+import type { SessionRecord, SsoSessionData } from '../domain/session/session.js';
 import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
+import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { LoginEvents } from './login-events.js';
+import type { ClientInfo } from './login-result.js';
 
 /**
  * `POST /api/v1/openid/logout/`: the local session ends first, whatever happens next; then the
@@ -19,22 +23,80 @@ export class SsoLogout {
     private readonly interpreter: SsoTokenInterpreter | null,
     private readonly sealer: TokenSealer | null,
     private readonly events: LoginEvents,
+    private readonly clock: Clock = systemClock,
   ) {}
 
-  async execute(token: string | null): Promise<{ endedLocally: boolean; provider: 'none' | 'done' }> {
+  async execute(
+    token: string | null,
+    client?: ClientInfo,
+  ): Promise<{ endedLocally: boolean; provider: 'none' | 'done' }> {
     if (!token || !isWellFormedSessionToken(token)) return { endedLocally: false, provider: 'none' };
-    const ended = await this.store.sessions.deleteByTokenHash(hashSessionToken(token));
+    const audited = (session: SessionRecord) =>
+      ({
+        actor: 'user',
+        userId: session.userId,
+        sessionHandle: session.handle,
+        method: session.method,
+        clientAddress: client?.clientAddress ?? null,
+      }) as const;
+    // The local session ends and its audit record is written together.
+    const ended = await this.store.transaction(async (repositories) => {
+      const session = await repositories.sessions.deleteByTokenHash(hashSessionToken(token));
+      if (session) {
+        await repositories.audit.record(
+          auditEvent({ ...audited(session), occurredAt: this.clock.now(), event: 'sso_logout' }),
+        );
+      }
+      return session;
+    });
     if (!ended) return { endedLocally: false, provider: 'none' };
     this.events.sessionEnded({ userId: ended.userId, why: 'sso_logout', count: 1 });
     if (ended.method !== 'sso' || !ended.sso || !this.provider)
       return { endedLocally: true, provider: 'none' };
+    let failure: unknown = null;
+    let unreadable = false;
+    try {
+      ({ unreadable } = await this.endAtProvider(ended.sso));
+    } catch (error) {
+      failure = error;
+    }
+    // Recorded either way: a provider session left alive lets the next SSO login through silently.
+    const record = auditEvent({
+      ...audited(ended),
+      occurredAt: this.clock.now(),
+      event: 'provider_logout',
+      // Tokens sealed under another TOKEN_ENCRYPTION_KEY cannot be revoked: the provider's grant
+      // lives on until it expires there. The logout still succeeds locally (and answers 200).
+      outcome: failure === null && !unreadable ? 'success' : 'failure',
+      reason:
+        failure !== null
+          ? isDomainError(failure)
+            ? failure.code.toLowerCase()
+            : 'internal_error'
+          : unreadable
+            ? 'tokens_unreadable'
+            : null,
+    });
+    if (failure !== null) {
+      // The provider's failure is the answer (SSO_REFUSED, SSO_UNREACHABLE), even should the
+      // store fail too; the local end was recorded with the session's deletion already.
+      await this.store.audit.record(record).catch(() => undefined);
+      throw failure;
+    }
+    await this.store.audit.record(record);
+    return { endedLocally: true, provider: 'done' };
+  }
+
+  /** RFC 7009 revocation of the kept tokens, then the interpreter's own end-session call if any. */
+  private async endAtProvider(sso: SsoSessionData): Promise<{ unreadable: boolean }> {
+    if (!this.provider) return { unreadable: false };
 
     const open = (sealed: string | null) =>
       sealed && this.sealer ? (this.sealer.open(sealed) ?? undefined) : undefined;
     const tokens = {
-      ...(ended.sso.idToken ? { idToken: ended.sso.idToken } : {}),
-      ...(open(ended.sso.accessTokenSealed) ? { accessToken: open(ended.sso.accessTokenSealed)! } : {}),
-      ...(open(ended.sso.refreshTokenSealed) ? { refreshToken: open(ended.sso.refreshTokenSealed)! } : {}),
+      ...(sso.idToken ? { idToken: sso.idToken } : {}),
+      ...(open(sso.accessTokenSealed) ? { accessToken: open(sso.accessTokenSealed)! } : {}),
+      ...(open(sso.refreshTokenSealed) ? { refreshToken: open(sso.refreshTokenSealed)! } : {}),
     };
     await this.provider.logout(tokens);
     if (this.interpreter?.endProviderSession) {
@@ -49,6 +111,9 @@ export class SsoLogout {
         });
       }
     }
-    return { endedLocally: true, provider: 'done' };
+    const unreadable =
+      (sso.accessTokenSealed !== null && tokens.accessToken === undefined) ||
+      (sso.refreshTokenSealed !== null && tokens.refreshToken === undefined);
+    return { unreadable };
   }
 }

@@ -1,10 +1,13 @@
 import { ContainerModule } from 'inversify';
+import type { Logger } from '../adapters/logging/logger.js';
 import { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import { Logout } from '../application/logout.js';
 import { PasswordLogin } from '../application/password-login.js';
+import { Purger } from '../application/purger.js';
 import { SessionAuthenticator } from '../application/session-authenticator.js';
 import { SessionIssuer } from '../application/session-issuer.js';
+import { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
 import type { Config } from '../config/config.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
@@ -15,6 +18,9 @@ import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
 import { ReportingLoginThrottle } from './reporting-login-throttle.js';
 import { TOKENS } from './tokens.js';
+
+/** One purge cycle deletes at most this many batches per table; the next cycle goes on. */
+const PURGE_MAX_BATCHES_PER_CYCLE = 20;
 
 /** Use cases: plain classes, no decorators, bound with explicit tokens. */
 export const applicationModule = new ContainerModule(({ bind }) => {
@@ -75,8 +81,39 @@ export const applicationModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.Logout)
     .toResolvedValue(
-      (store: Store, events: LoginEvents) => new Logout(store, events),
-      [TOKENS.Store, TOKENS.LoginEvents],
+      (store: Store, events: LoginEvents, clock: Clock) => new Logout(store, events, clock),
+      [TOKENS.Store, TOKENS.LoginEvents, TOKENS.Clock],
+    )
+    .inSingletonScope();
+  bind(TOKENS.SessionManagement)
+    .toResolvedValue(
+      (store: Store, clock: Clock, settings: SessionSettings, events: LoginEvents) =>
+        new SessionManagement(store, clock, settings, events),
+      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.LoginEvents],
+    )
+    .inSingletonScope();
+  bind(TOKENS.Purger)
+    .toResolvedValue(
+      (store: Store, clock: Clock, config: Config, logger: Logger) =>
+        new Purger(
+          store,
+          clock,
+          {
+            intervalS: config.purge.intervalS,
+            batchSize: config.purge.batchSize,
+            maxBatchesPerCycle: PURGE_MAX_BATCHES_PER_CYCLE,
+            idleTimeoutS: config.session.idleTimeoutS,
+            throttleWindowS: config.throttle.windowS,
+            auditRetentionDays: config.audit.retentionDays,
+          },
+          {
+            purged: (counts) => {
+              if (counts.sessions + counts.throttle + counts.audit > 0) logger.info({ ...counts }, 'purged');
+            },
+            failed: (error) => logger.warn({ err: error }, 'purge failed; next cycle retries'),
+          },
+        ),
+      [TOKENS.Store, TOKENS.Clock, TOKENS.Config, TOKENS.Logger],
     )
     .inSingletonScope();
   bind(TOKENS.ChangePassword)

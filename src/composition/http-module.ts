@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../adapters/http/openapi/document.js';
 import { OPERATIONS } from '../adapters/http/openapi/operations.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
 import { openApiRoutes } from '../adapters/http/routes/openapi-routes.js';
+import { ownSessionRoutes } from '../adapters/http/routes/own-session-routes.js';
 import { sessionRoutes } from '../adapters/http/routes/session-routes.js';
 import { ssoRoutes } from '../adapters/http/routes/sso-routes.js';
 import type { Logger } from '../adapters/logging/logger.js';
@@ -16,6 +17,7 @@ import type { ChangePassword } from '../application/change-password.js';
 import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
+import type { SessionManagement } from '../application/session-management.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
@@ -50,6 +52,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         ssoLogout: SsoLogout | null,
         backchannelLogout: BackchannelLogout | null,
         metrics: GatehouseMetrics | null,
+        sessionManagement: SessionManagement,
       ) =>
         createHttpApp({
           logger,
@@ -65,6 +68,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               cookie: config.cookie,
               absoluteTimeoutS: config.session.absoluteTimeoutS,
             }),
+            ownSessionRoutes({ sessions: sessionManagement, authenticator, cookie: config.cookie }),
             ssoRoutes({
               sso:
                 ssoLogin && ssoLogout && backchannelLogout
@@ -96,6 +100,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.SsoLogout,
         TOKENS.BackchannelLogout,
         TOKENS.Metrics,
+        TOKENS.SessionManagement,
       ],
     )
     .inSingletonScope();

@@ -5,6 +5,7 @@ import type { SessionIssuer } from '../application/session-issuer.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
+import type { Clock } from '../domain/shared/clock.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { SsoParts } from './sso-parts.js';
 import { TOKENS } from './tokens.js';
@@ -13,7 +14,14 @@ import { TOKENS } from './tokens.js';
 export const ssoModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.SsoLogin)
     .toResolvedValue(
-      (parts: SsoParts | null, store: Store, issuer: SessionIssuer, config: Config, events: LoginEvents) =>
+      (
+        parts: SsoParts | null,
+        store: Store,
+        issuer: SessionIssuer,
+        config: Config,
+        events: LoginEvents,
+        clock: Clock,
+      ) =>
         parts
           ? new SsoLogin(
               store,
@@ -23,23 +31,24 @@ export const ssoModule = new ContainerModule(({ bind }) => {
               issuer,
               { redirectUris: config.oidc?.redirectUris ?? [], userLevels: config.sso.userLevels },
               events,
+              clock,
             )
           : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionIssuer, TOKENS.Config, TOKENS.LoginEvents],
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionIssuer, TOKENS.Config, TOKENS.LoginEvents, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.SsoLogout)
     .toResolvedValue(
-      (parts: SsoParts | null, store: Store, events: LoginEvents) =>
-        parts ? new SsoLogout(store, parts.provider, parts.interpreter, parts.sealer, events) : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents],
+      (parts: SsoParts | null, store: Store, events: LoginEvents, clock: Clock) =>
+        parts ? new SsoLogout(store, parts.provider, parts.interpreter, parts.sealer, events, clock) : null,
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.BackchannelLogout)
     .toResolvedValue(
-      (parts: SsoParts | null, store: Store, events: LoginEvents) =>
-        parts ? new BackchannelLogout(store, parts.provider, events) : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents],
+      (parts: SsoParts | null, store: Store, events: LoginEvents, clock: Clock) =>
+        parts ? new BackchannelLogout(store, parts.provider, events, clock) : null,
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents, TOKENS.Clock],
     )
     .inSingletonScope();
 });

@@ -8,8 +8,10 @@ import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
+import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
+import type { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
@@ -46,6 +48,8 @@ export const TOKENS = {
   PasswordLogin: Symbol.for('gatehouse.PasswordLogin') as ServiceIdentifier<PasswordLogin>,
   Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
+  SessionManagement: Symbol.for('gatehouse.SessionManagement') as ServiceIdentifier<SessionManagement>,
+  Purger: Symbol.for('gatehouse.Purger') as ServiceIdentifier<Purger>,
   /** Null when no OpenID provider is configured. */
   SsoParts: Symbol.for('gatehouse.SsoParts') as ServiceIdentifier<SsoParts | null>,
   SsoLogin: Symbol.for('gatehouse.SsoLogin') as ServiceIdentifier<SsoLogin | null>,

@@ -74,16 +74,31 @@ const envSchema = z.object({
   TOKEN_ENCRYPTION_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
   METRICS_PORT: int(0, 65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   BOOTSTRAP_ADMIN: bool.default(true),
   WORKERS: int(1, 64).default(1),
+  AUDIT_RETENTION_DAYS: int(0, 36_500).default(90),
+  PURGE_INTERVAL_S: int(0, 86_400).default(300),
+  PURGE_BATCH_SIZE: int(1, 100_000).default(1000),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
 export interface Config {
-  http: { port: number; host: string; trustProxy: boolean; shutdownGraceMs: number };
+  http: {
+    port: number;
+    host: string;
+    trustProxy: boolean;
+    shutdownGraceMs: number;
+    /** Slow-client limits of the listener (src/adapters/http/server.ts). */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+  };
   /** `port` null: /metrics is served on the main port; set: only on host:port. */
   metrics: { port: number | null; host: string };
   database:
@@ -116,6 +131,10 @@ export interface Config {
   bootstrapAdmin: boolean;
   /** Processes serving HTTP (node:cluster); more than 1 needs PostgreSQL. */
   workers: number;
+  /** Audit events are kept this many days (0: for ever). */
+  audit: { retentionDays: number };
+  /** The periodic purge of dead sessions, stale throttling rows and old audit events (0: off). */
+  purge: { intervalS: number; batchSize: number };
   /** The raw environment, for customer interpreter packages that read their own variables. */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -193,6 +212,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   if (env.TOKEN_ENCRYPTION_KEY && Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64').length !== 32) {
     problems.push('TOKEN_ENCRYPTION_KEY: must be 32 bytes, base64-encoded (openssl rand -base64 32)');
   }
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   if (env.WORKERS > 1 && !env.DATABASE_URL) {
     problems.push('WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process only)');
   }
@@ -204,6 +226,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       host: env.HOST,
       trustProxy: env.TRUST_PROXY,
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     database: env.DATABASE_URL
       ? {
@@ -258,6 +283,8 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     logLevel: env.LOG_LEVEL,
     bootstrapAdmin: env.BOOTSTRAP_ADMIN,
     workers: env.WORKERS,
+    audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
+    purge: { intervalS: env.PURGE_INTERVAL_S, batchSize: env.PURGE_BATCH_SIZE },
     env: { ...environment },
   };
   return deepFreeze(config);

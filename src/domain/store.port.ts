@@ -1,3 +1,4 @@
+import type { AuditLog } from './audit/audit-log.port.js';
 import type { ThrottleStore } from './login/throttle-store.port.js';
 import type { SessionRepository } from './session/session-repository.port.js';
 import type { DirectoryRepository, UserRepository } from './user/user-repository.port.js';
@@ -7,6 +8,7 @@ export interface Repositories {
   sessions: SessionRepository;
   throttle: ThrottleStore;
   directory: DirectoryRepository;
+  audit: AuditLog;
 }
 
 /**

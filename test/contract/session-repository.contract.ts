@@ -200,6 +200,28 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.findByTokenHash(otherSubject.tokenHash)).not.toBeNull();
     });
 
+    it('back-channel logout can return the sessions it ended (for the audit trail)', async () => {
+      const bySid = newSession(alice.userId, {
+        method: 'sso',
+        sso: ssoData({ sid: 'sid-r', subject: 'sub-r' }),
+      });
+      const bySubject = newSession(bob.userId, {
+        method: 'sso',
+        sso: ssoData({ sid: null, subject: 'sub-s' }),
+      });
+      const untouched = newSession(bob.userId, { method: 'sso', sso: ssoData({ subject: 'sub-t' }) });
+      for (const session of [bySid, bySubject, untouched]) await sessions.create(session);
+
+      expect(await sessions.deleteBySsoReturning('https://idp.example', { sid: 'sid-r' })).toEqual([bySid]);
+      expect(await sessions.deleteBySsoReturning('https://idp.example', { subject: 'sub-s' })).toEqual([
+        bySubject,
+      ]);
+      expect(await sessions.deleteBySsoReturning('https://idp.example', { sid: 'sid-r' })).toEqual([]);
+      expect(await sessions.deleteBySsoReturning('https://idp.example', {})).toEqual([]);
+      expect(await sessions.deleteBySsoReturning('https://other.example', { subject: 'sub-t' })).toEqual([]);
+      expect(await sessions.findByTokenHash(untouched.tokenHash)).not.toBeNull();
+    });
+
     it('lists a user’s sessions newest first, and ends one by handle only for its own user', async () => {
       const older = newSession(alice.userId, { createdAt: T0 });
       const newer = newSession(alice.userId, { createdAt: at(600), method: 'sso', sso: ssoData() });

@@ -14,7 +14,7 @@ import {
   testMigrations,
 } from '../support/databases.js';
 
-const TABLES = ['tenants', 'groups', 'backends', 'users', 'sessions', 'login_throttle'];
+const TABLES = ['tenants', 'groups', 'backends', 'users', 'sessions', 'login_throttle', 'audit_events'];
 
 async function tableExists(client: SqlClient, table: string): Promise<boolean> {
   const { rows } = await client.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [table]);

@@ -14,6 +14,7 @@ import { describe, inject } from 'vitest';
 import { loadMigrations, type Migration, migrate } from '../../src/adapters/sql/migrator.js';
 import { PgSqlClient } from '../../src/adapters/sql/pg-sql-client.js';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
+import { SqlAuditLog } from '../../src/adapters/sql/sql-audit-log.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
@@ -186,6 +187,7 @@ export interface Repositories {
   directory: SqlDirectoryRepository;
   sessions: SqlSessionRepository;
   throttle: SqlThrottleStore;
+  audit: SqlAuditLog;
 }
 
 export function repositories(client: SqlClient): Repositories {
@@ -194,5 +196,6 @@ export function repositories(client: SqlClient): Repositories {
     directory: new SqlDirectoryRepository(client),
     sessions: new SqlSessionRepository(client),
     throttle: new SqlThrottleStore(client),
+    audit: new SqlAuditLog(client),
   };
 }

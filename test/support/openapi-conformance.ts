@@ -56,6 +56,10 @@ export class OpenApiConformance {
           .join('')}$`,
       ),
     }));
+    // OpenAPI 3.1 path matching: a concrete path wins over a templated one
+    // (`/api/v1/sessions/revoke-others/` before `/api/v1/sessions/{handle}/`).
+    const parameters = (template: string) => template.split('{').length - 1;
+    this.#templates.sort((a, b) => parameters(a.template) - parameters(b.template));
   }
 
   /** Fetches the live document of the server at `baseUrl`. */

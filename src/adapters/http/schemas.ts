@@ -131,6 +131,54 @@ export const sessionViewSchema = z
 
 export const emptyResponseSchema = z.object({}).meta({ id: 'EmptyResponse', examples: [{}] });
 
+/** A path parameter naming one of the caller's sessions (`DELETE /api/v1/sessions/{handle}/`). */
+export const sessionHandleSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  // Handles are base64url (newSessionHandle); anything else (a NUL byte...) is not one of yours.
+  .regex(/^[A-Za-z0-9_-]+$/)
+  .meta({ description: 'The opaque handle of one of your sessions, as listed by GET /api/v1/sessions/.' });
+
+export const ownSessionSchema = z
+  .object({
+    handle: z.string().meta({
+      description:
+        'Opaque identifier of the session, for ending it. Not the cookie value, nor derived from it.',
+    }),
+    method: z.enum(['password', 'sso']).meta({ description: 'How the session was opened.' }),
+    created_at: z.iso.datetime().meta({ description: 'When the session was opened (login).' }),
+    last_seen_at: z.iso
+      .datetime()
+      .meta({ description: 'Last request seen with it (recorded at most once a minute).' }),
+    expires_at: z.iso.datetime().meta({ description: 'Absolute end of life; idle time-out aside.' }),
+    client_address: z.string().optional().meta({ description: 'Client address at login.' }),
+    user_agent: z.string().optional().meta({ description: 'User-Agent at login (first 512 characters).' }),
+    current: z.boolean().meta({ description: 'True for the session this request was made with.' }),
+  })
+  .meta({ id: 'OwnSession' });
+
+const ownSessionExample = {
+  handle: 'q9bS1f2yQk6cJ0aH',
+  method: 'password',
+  created_at: '2030-01-01T08:00:00.000Z',
+  last_seen_at: '2030-01-01T09:12:00.000Z',
+  expires_at: '2030-01-01T20:00:00.000Z',
+  client_address: '192.0.2.10',
+  user_agent: 'Mozilla/5.0',
+  current: true,
+};
+
+/** `GET /api/v1/sessions/`: the caller's live sessions, newest first. */
+export const sessionListSchema = z
+  .object({ sessions: z.array(ownSessionSchema) })
+  .meta({ id: 'SessionList', examples: [{ sessions: [ownSessionExample] }] });
+
+/** `POST /api/v1/sessions/revoke-others/`: how many of the caller's other sessions ended. */
+export const sessionsRevokedSchema = z
+  .object({ revoked: z.number().int().min(0).meta({ description: 'Sessions ended.' }) })
+  .meta({ id: 'SessionsRevoked', examples: [{ revoked: 2 }] });
+
 export const healthResponseSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 
 export const readinessResponseSchema = z

@@ -9,19 +9,47 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Slow-client limits; the defaults are HTTP_HEADERS_TIMEOUT_MS etc. of src/config/config.ts. */
+export interface HttpTimeouts {
+  /** The request line and headers must arrive within this (slow-loris). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
 /**
- * Listens with time-outs that keep slow clients (slow-loris) from holding the server: headers
- * must arrive within 10 s, a whole request within 30 s, idle keep-alive connections close after 5 s.
+ * Listens with time-outs that keep slow clients (slow-loris) from holding the server: by default
+ * headers must arrive within 10 s, a whole request within 30 s, idle keep-alive connections close
+ * after 5 s. Node checks the header and request time-outs on an interval (30 s by default), so the
+ * interval is tied to the time-outs: a slow client is cut within about 1.25 times its limit.
  */
 export async function listen(
   app: { callback(): RequestListener },
   port: number,
   host: string,
+  timeouts: Partial<HttpTimeouts> = {},
 ): Promise<RunningServer> {
-  const server = createServer(app.callback());
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 5_000;
+  const limits = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
+  const server = createServer(
+    {
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+      ),
+    },
+    app.callback(),
+  );
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxHeadersCount = 200;
   server.maxRequestsPerSocket = 1000;
   await new Promise<void>((resolve, reject) => {

@@ -71,6 +71,16 @@ function isAbort(error: unknown): boolean {
   );
 }
 
+/** A time-out or network failure anywhere down the `cause` chain. */
+function failedInTransit(error: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof error !== 'object' || error === null) return false;
+  return (
+    isAbort(error) ||
+    isNetworkError(error) ||
+    failedInTransit((error as { cause?: unknown }).cause, depth + 1)
+  );
+}
+
 /** Which SSO code an error from openid-client, fetch or our own checks stands for. */
 export function classify(error: unknown): { code: SsoFailureCode; detail?: string } {
   if (error instanceof DomainError && isSsoCode(error.code)) return { code: error.code };
@@ -85,6 +95,9 @@ export function classify(error: unknown): { code: SsoFailureCode; detail?: strin
     return { code: 'SSO_REFUSED', detail: SAFE_WORD.test(error.error) ? error.error : undefined };
   }
   if (error instanceof ClientError) {
+    // A body whose reading timed out or was cut by the network comes wrapped as a parse error:
+    // the provider was not reached in time, not refused or invalid.
+    if (failedInTransit(error.cause)) return { code: 'SSO_UNREACHABLE' };
     const code = error.code;
     if (code === 'OAUTH_RESPONSE_IS_NOT_CONFORM') {
       const status = error.cause instanceof Response ? error.cause.status : 500;

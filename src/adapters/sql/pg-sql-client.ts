@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isDomainError } from '../../domain/shared/domain-error.js';
 import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
 import { translateStoreError } from './store-errors.js';
 
@@ -81,6 +82,13 @@ export class PgSqlClient implements SqlClient {
       await executor(client).query('COMMIT');
       return result;
     } catch (error) {
+      if (isDomainError(error) && error.code === 'SERVICE_UNAVAILABLE') {
+        // A connection that failed or timed out cannot be trusted to answer ROLLBACK either (a
+        // stalled server would hold it for another read time-out): drop it; PostgreSQL rolls back
+        // the transaction of a closed connection.
+        broken = true;
+        throw error;
+      }
       try {
         await client.query('ROLLBACK');
       } catch {

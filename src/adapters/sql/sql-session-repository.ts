@@ -137,6 +137,20 @@ export class SqlSessionRepository implements SessionRepository {
     return 0;
   }
 
+  async deleteBySsoReturning(
+    issuer: string,
+    by: { sid?: string; subject?: string },
+  ): Promise<SessionRecord[]> {
+    const column = by.sid ? 's.sso_sid' : by.subject ? 's.sso_subject' : null;
+    const value = by.sid ?? by.subject;
+    if (!column || !value) return [];
+    const { rows } = await this.sql.query<SessionRow>(
+      `DELETE FROM sessions s WHERE s.sso_issuer = $1 AND ${column} = $2 RETURNING ${SESSION_COLUMNS}`,
+      [issuer, value],
+    );
+    return rows.map(sessionFromRow);
+  }
+
   async listForUser(userId: string): Promise<SessionRecord[]> {
     const { rows } = await this.sql.query<SessionRow>(
       `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.user_id = $1 ORDER BY s.created_at DESC`,

@@ -1,5 +1,6 @@
 import type { Repositories, Store } from '../../domain/store.port.js';
 import { type Migration, migrationsApplied } from './migrator.js';
+import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
@@ -11,6 +12,7 @@ function repositoriesOn(sql: SqlExecutor): Repositories {
     sessions: new SqlSessionRepository(sql),
     throttle: new SqlThrottleStore(sql),
     directory: new SqlDirectoryRepository(sql),
+    audit: new SqlAuditLog(sql),
   };
 }
 
@@ -20,6 +22,7 @@ export class SqlStore implements Store {
   readonly sessions;
   readonly throttle;
   readonly directory;
+  readonly audit;
 
   constructor(
     readonly client: SqlClient,
@@ -30,6 +33,7 @@ export class SqlStore implements Store {
     this.sessions = repositories.sessions;
     this.throttle = repositories.throttle;
     this.directory = repositories.directory;
+    this.audit = repositories.audit;
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {

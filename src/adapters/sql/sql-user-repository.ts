@@ -114,6 +114,21 @@ export class SqlUserRepository implements UserRepository {
     return rowCount === 1;
   }
 
+  async holdPasswordUnchanged(
+    userId: string,
+    verifiedHash: string,
+    changedAt: Date | null,
+  ): Promise<boolean> {
+    // A row locked by a password change makes this wait for its commit, then re-check the new row.
+    const { rows } = await this.sql.query(
+      `SELECT 1 FROM users WHERE user_id = $1
+          AND (password_hash = $2 OR password_changed_at IS NOT DISTINCT FROM $3) FOR SHARE`,
+      [userId, verifiedHash, changedAt],
+      'user_hold_password',
+    );
+    return rows.length === 1;
+  }
+
   async setPassword(
     userId: string,
     hash: string,

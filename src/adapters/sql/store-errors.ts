@@ -37,10 +37,19 @@ function isUnavailable(error: unknown): boolean {
 
 /**
  * Translates a driver failure where it enters: an unreachable store becomes SERVICE_UNAVAILABLE
- * (503 with Retry-After); anything else is rethrown unchanged for the repository to interpret
+ * (503 with Retry-After); a character the database cannot hold (NUL) becomes INVALID_REQUEST (400);
+ * anything else is rethrown unchanged for the repository to interpret
  * (e.g. `23505` unique violations) or to surface as an internal error.
  */
 export function translateStoreError(error: unknown): never {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === '22021' || code === '22P05') {
+    // A value PostgreSQL text cannot hold (a NUL character): it matches no stored row and can
+    // never be stored, so it is the request's fault, not the service's.
+    throw new DomainError('INVALID_REQUEST', 'The request contains a character that is not allowed (NUL).', {
+      cause: error,
+    });
+  }
   if (isUnavailable(error)) {
     throw new DomainError('SERVICE_UNAVAILABLE', 'The session store is unavailable. Try again shortly.', {
       cause: error,

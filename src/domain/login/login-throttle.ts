@@ -46,25 +46,27 @@ export class LoginThrottle {
     return Math.min(this.settings.windowS, 2 ** (exponent + 1));
   }
 
+  /** `store`: the throttle store of a transaction, so the count commits with what goes with it (the audit). */
   async recordFailure(
     keys: { user: string; address: string | null },
     now: Date,
+    store: ThrottleStore = this.store,
   ): Promise<{ blocked: boolean }> {
     let blocked = false;
     const entries: Array<[string, number]> = [[keys.user, this.settings.maxFailures]];
     if (keys.address) entries.push([keys.address, this.settings.maxFailures * ADDRESS_FAILURE_FACTOR]);
     for (const [key, limit] of entries) {
-      const failures = await this.store.recordFailure(key, now, this.settings.windowS);
+      const failures = await store.recordFailure(key, now, this.settings.windowS);
       const delayS = this.delayFor(failures, limit);
       if (delayS > 0) {
         blocked = true;
-        await this.store.block(key, new Date(now.getTime() + delayS * 1000));
+        await store.block(key, new Date(now.getTime() + delayS * 1000));
       }
     }
     return { blocked };
   }
 
-  async recordSuccess(keys: { user: string }): Promise<void> {
-    await this.store.reset(keys.user);
+  async recordSuccess(keys: { user: string }, store: ThrottleStore = this.store): Promise<void> {
+    await store.reset(keys.user);
   }
 }

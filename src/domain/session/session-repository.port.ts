@@ -11,6 +11,8 @@ export interface SessionRepository {
   deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number>;
   /** Back-channel logout: ends SSO sessions of this issuer with this provider `sid` or `sub`. */
   deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<number>;
+  /** As `deleteBySso`, returning the sessions it ended (the audit trail names their users). */
+  deleteBySsoReturning(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]>;
   listForUser(userId: string): Promise<SessionRecord[]>;
   deleteByHandle(userId: string, handle: string): Promise<boolean>;
   /** Deletes up to `limit` sessions whose absolute or idle time-out has passed; returns how many. */

@@ -28,6 +28,12 @@ export interface UserRepository {
    * overwrite a password changed concurrently. True when replaced.
    */
   upgradePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
+  /**
+   * Inside a transaction: holds the user's row against a concurrent password change until commit
+   * (FOR SHARE) and says whether the password is still the one a login verified: the same hash,
+   * or the same change time (a concurrent login only re-hashed it). False when it changed since.
+   */
+  holdPasswordUnchanged(userId: string, verifiedHash: string, changedAt: Date | null): Promise<boolean>;
   /** Sets a new password, clears any explicit expiry. */
   setPassword(userId: string, hash: string, options: { mustChange: boolean; now: Date }): Promise<void>;
   expireCredentials(userId: string, at: Date): Promise<void>;

@@ -40,7 +40,23 @@ export function describeLevel(level: UserLevel): string {
   return `${USER_LEVEL_NAMES[level]} (level ${level})`;
 }
 
+function aLevel(level: UserLevel): string {
+  return `${/^[aeiou]/.test(USER_LEVEL_NAMES[level]) ? 'an' : 'a'} ${describeLevel(level)}`;
+}
+
 const LEVEL_LIST = ALL_USER_LEVELS.map((level) => `${level} (${USER_LEVEL_NAMES[level]})`).join(', ');
+
+/** C0 controls, DEL and C1 controls: nothing an identifier needs, everything a terminal obeys. */
+export function isControlCharacter(code: number): boolean {
+  return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+}
+
+export function hasControlCharacter(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    if (isControlCharacter(value.charCodeAt(index))) return true;
+  }
+  return false;
+}
 
 /**
  * A tenant id, group id, backend name, user id or username: 1 to 200 characters, no control
@@ -51,7 +67,7 @@ export function identifierViolation(path: string, value: string): FieldError | n
   if (value.length > IDENTIFIER_MAX_LENGTH) {
     return { path, message: `must have at most ${IDENTIFIER_MAX_LENGTH} characters` };
   }
-  if (/[\u0000-\u001f\u007f]/.test(value)) return { path, message: 'must not contain control characters' };
+  if (hasControlCharacter(value)) return { path, message: 'must not contain control characters' };
   if (value.trim() !== value) return { path, message: 'must not start or end with white space' };
   return null;
 }
@@ -96,9 +112,9 @@ export function newUserViolations(user: UserPlacement): FieldError[] {
     ];
     for (const [path, isNeeded, value] of checks) {
       if (isNeeded && value === null) {
-        errors.push({ path, message: `is required for a ${describeLevel(level)}` });
+        errors.push({ path, message: `is required for ${aLevel(level)}` });
       } else if (!isNeeded && value !== null) {
-        errors.push({ path, message: `must not be set for a ${describeLevel(level)}` });
+        errors.push({ path, message: `must not be set for ${aLevel(level)}` });
       }
     }
   }

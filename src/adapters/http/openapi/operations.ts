@@ -9,6 +9,9 @@ import {
   loginResponseSchema,
   passwordChangeRequestSchema,
   readinessResponseSchema,
+  sessionHandleSchema,
+  sessionListSchema,
+  sessionsRevokedSchema,
   sessionViewSchema,
   ssoLoginRequestSchema,
 } from '../schemas.js';
@@ -159,6 +162,48 @@ export const OPERATIONS: readonly OperationSpec[] = [
       { status: 200, description: 'Password changed.', schema: loginResponseSchema, setCookie: 'session' },
     ],
     errors: ['PASSWORD_POLICY', 'CURRENT_PASSWORD_MISMATCH', 'TOO_MANY_ATTEMPTS', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/sessions/',
+    operationId: 'listSessions',
+    tag: 'session',
+    summary: 'List your sessions',
+    description:
+      'Your live sessions, newest first, the one this request came with marked `current`. ' +
+      'Sessions are named by opaque handles, never by their cookie value.',
+    session: 'required',
+    responses: [{ status: 200, description: 'Your sessions.', schema: sessionListSchema }],
+    errors: ['SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/sessions/{handle}/',
+    operationId: 'endSession',
+    tag: 'session',
+    summary: 'End one of your sessions',
+    description:
+      'Ends the session with this handle at once, on every instance. A handle that is not one ' +
+      "of your sessions (another user's, or none) is answered `404`. Ending the current session " +
+      'also clears its cookie.',
+    session: 'required',
+    pathParameters: [
+      { name: 'handle', description: 'The handle from GET /api/v1/sessions/.', schema: sessionHandleSchema },
+    ],
+    responses: [{ status: 200, description: 'Session ended.', schema: emptyResponseSchema }],
+    errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/sessions/revoke-others/',
+    operationId: 'revokeOtherSessions',
+    tag: 'session',
+    summary: 'End all your other sessions',
+    description: 'Ends every session of yours except the one this request came with; answers how many.',
+    session: 'required',
+    request: { schema: emptyRequestSchema, optional: true },
+    responses: [{ status: 200, description: 'Other sessions ended.', schema: sessionsRevokedSchema }],
+    errors: ['SERVICE_UNAVAILABLE'],
   },
   {
     method: 'post',

@@ -46,7 +46,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
 
   router.post('/api/v1/logout/', async (ctx) => {
     parseBody(emptyRequestSchema, await readJsonBody(ctx));
-    await deps.logout.execute(readCookie(ctx.get('Cookie'), cookieName));
+    await deps.logout.execute(readCookie(ctx.get('Cookie'), cookieName), clientInfo(ctx));
     ctx.append('Set-Cookie', clearedSessionCookie(deps.cookie));
     ctx.body = {};
   });

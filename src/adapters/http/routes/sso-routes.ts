@@ -45,7 +45,7 @@ export function ssoRoutes(deps: SsoRouteDeps): Router<GatehouseState> {
     parseBody(emptyRequestSchema, await readJsonBody(ctx));
     // The cookie is cleared whatever the provider answers: the local session is gone either way.
     ctx.append('Set-Cookie', clearedSessionCookie(deps.cookie));
-    await deps.sso.logout.execute(readCookie(ctx.get('Cookie'), cookieName));
+    await deps.sso.logout.execute(readCookie(ctx.get('Cookie'), cookieName), clientInfo(ctx));
     ctx.body = {};
   });
 
@@ -55,7 +55,7 @@ export function ssoRoutes(deps: SsoRouteDeps): Router<GatehouseState> {
     const logoutToken = form.get('logout_token');
     if (!logoutToken) throw new DomainError('INVALID_REQUEST', 'logout_token is required.');
     try {
-      await deps.sso.backchannelLogout.execute(logoutToken);
+      await deps.sso.backchannelLogout.execute(logoutToken, clientInfo(ctx));
     } catch (error) {
       // Back-Channel Logout 1.0 section 2.8: a refused logout token is answered 400.
       if (isDomainError(error) && error.code === 'SSO_INVALID') {

@@ -1,0 +1,76 @@
+/** Benchmark settings from the environment (all optional). */
+import { adminDatabaseUrl } from './databases.js';
+
+export type BenchStore = 'postgres' | 'pglite';
+
+export interface BenchOptions {
+  /** Length of each timed phase (BENCH_SECONDS, default 10). */
+  seconds: number;
+  /** BENCH_STORES, comma-separated; default both (PostgreSQL skipped when unreachable and not asked for). */
+  stores: BenchStore[];
+  storesExplicit: boolean;
+  /** Server on which a throwaway database is created. */
+  adminDatabaseUrl: string;
+  /** Sessions created by real logins before the session phase (BENCH_SESSIONS, default 200). */
+  sessions: number;
+  /** Password users imported (BENCH_USERS, default 200). */
+  users: number;
+  /** SSO users imported and known to the provider (BENCH_SSO_USERS, default 20). */
+  ssoUsers: number;
+  sessionConnections: number;
+  loginConnections: number;
+  /** WORKERS for the PostgreSQL service (BENCH_WORKERS, default 1). */
+  workers: number;
+  /** Where the JSON goes (BENCH_OUTPUT, default bench-results/latest.json; "-" for stdout only). */
+  output: string;
+  /** BENCH_CPU_PROF=dir: run the service under `node --cpu-prof` and keep its profiles there. */
+  cpuProfDir: string | null;
+  /** BENCH_PGLITE_TEMPLATE: a tar of a migrated PGlite data directory to start from (the smoke test). */
+  pgliteTemplate: string | null;
+  /** BENCH_SERVICE_ENV="A=1 B=2": extra environment for the service under test (experiments). */
+  serviceEnv: Record<string, string>;
+}
+
+function parseAssignments(raw: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const item of (raw ?? '').split(/\s+/).filter(Boolean)) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new Error(`BENCH_SERVICE_ENV: expected NAME=VALUE, got "${item}"`);
+    env[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return env;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
+  return value;
+}
+
+export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const storesRaw = env.BENCH_STORES?.trim();
+  const stores = (storesRaw ? storesRaw.split(',') : ['postgres', 'pglite']).map((store) => store.trim());
+  for (const store of stores) {
+    if (store !== 'postgres' && store !== 'pglite') {
+      throw new Error(`BENCH_STORES: unknown store "${store}" (postgres, pglite)`);
+    }
+  }
+  return {
+    seconds: positiveInt(env, 'BENCH_SECONDS', 10),
+    stores: stores as BenchStore[],
+    storesExplicit: Boolean(storesRaw),
+    adminDatabaseUrl: adminDatabaseUrl(env).url,
+    sessions: Math.round(positiveInt(env, 'BENCH_SESSIONS', 200)),
+    users: Math.round(positiveInt(env, 'BENCH_USERS', 200)),
+    ssoUsers: Math.round(positiveInt(env, 'BENCH_SSO_USERS', 20)),
+    sessionConnections: Math.round(positiveInt(env, 'BENCH_CONNECTIONS', 32)),
+    loginConnections: Math.round(positiveInt(env, 'BENCH_LOGIN_CONNECTIONS', 8)),
+    workers: Math.round(positiveInt(env, 'BENCH_WORKERS', 1)),
+    output: env.BENCH_OUTPUT || 'bench-results/latest.json',
+    cpuProfDir: env.BENCH_CPU_PROF || null,
+    pgliteTemplate: env.BENCH_PGLITE_TEMPLATE || null,
+    serviceEnv: parseAssignments(env.BENCH_SERVICE_ENV),
+  };
+}

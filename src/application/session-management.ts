@@ -1,0 +1,121 @@
+import { auditEvent } from '../domain/audit/audit-event.js';
+import { isSessionAlive, type LoginMethod, type SessionTimeouts } from '../domain/session/session.js';
+import type { Clock } from '../domain/shared/clock.port.js';
+import { DomainError } from '../domain/shared/domain-error.js';
+import type { Store } from '../domain/store.port.js';
+import type { LoginEvents } from './login-events.js';
+import type { ClientInfo } from './login-result.js';
+import type { AuthenticatedSession } from './session-authenticator.js';
+
+/** One of the caller's sessions as the caller may see it: by handle, never by token or hash. */
+export interface OwnSession {
+  handle: string;
+  method: LoginMethod;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  clientAddress: string | null;
+  userAgent: string | null;
+  /** The session this request came with. */
+  current: boolean;
+}
+
+/**
+ * A user's view of their own sessions (ASVS 7.5.2): list them, end one, end all but this one
+ * (ASVS 7.4.3 offers it after a credential change; the password change already does it).
+ * Every query is scoped to the caller's user id, so another user's handle is simply not found.
+ */
+export class SessionManagement {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly timeouts: SessionTimeouts,
+    private readonly events: LoginEvents,
+  ) {}
+
+  /** The caller's live sessions, newest first (timed-out rows awaiting the purge are left out). */
+  async list(current: AuthenticatedSession): Promise<OwnSession[]> {
+    const now = this.clock.now();
+    const sessions = await this.store.sessions.listForUser(current.user.userId);
+    return sessions
+      .filter((session) => isSessionAlive(session, this.timeouts, now))
+      .map((session) => ({
+        handle: session.handle,
+        method: session.method,
+        createdAt: session.createdAt,
+        lastSeenAt: session.lastSeenAt,
+        expiresAt: session.expiresAt,
+        clientAddress: session.clientAddress,
+        userAgent: session.userAgent,
+        current: session.handle === current.session.handle,
+      }));
+  }
+
+  /**
+   * Ends one of the caller's sessions; NOT_FOUND when the caller has none with this handle
+   * (whether it is another user's or no one's: nothing leaks). Returns whether it was the
+   * current one (the route then clears the cookie).
+   */
+  async end(
+    current: AuthenticatedSession,
+    handle: string,
+    client: ClientInfo,
+  ): Promise<{ current: boolean }> {
+    const { user } = current;
+    const ended = await this.store.transaction(async (repositories) => {
+      if (!(await repositories.sessions.deleteByHandle(user.userId, handle))) return false;
+      await repositories.audit.record(
+        auditEvent({
+          occurredAt: this.clock.now(),
+          event: 'session_revoked',
+          reason: 'self',
+          actor: 'user',
+          userId: user.userId,
+          username: user.username,
+          sessionHandle: handle,
+          sessionCount: 1,
+          clientAddress: client.clientAddress,
+        }),
+      );
+      return true;
+    });
+    if (!ended) throw new DomainError('NOT_FOUND', 'You have no session with this handle.');
+    this.events.sessionEnded({ userId: user.userId, why: 'revoked', count: 1 });
+    return { current: handle === current.session.handle };
+  }
+
+  /**
+   * Ends every session of the caller but this one; returns how many live ones ended (rows
+   * already timed out, awaiting the purge, go too but were not listed, so are not counted).
+   */
+  async endOthers(current: AuthenticatedSession, client: ClientInfo): Promise<number> {
+    const { user } = current;
+    const now = this.clock.now();
+    const count = await this.store.transaction(async (repositories) => {
+      const live = (await repositories.sessions.listForUser(user.userId)).filter(
+        (session) => session.tokenHash !== current.tokenHash && isSessionAlive(session, this.timeouts, now),
+      ).length;
+      const deleted = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);
+      // One ended meanwhile by another request is not counted twice.
+      const ended = Math.min(live, deleted);
+      if (ended > 0) {
+        await repositories.audit.record(
+          auditEvent({
+            occurredAt: this.clock.now(),
+            event: 'session_revoked',
+            reason: 'self',
+            actor: 'user',
+            userId: user.userId,
+            username: user.username,
+            sessionHandle: null,
+            sessionCount: ended,
+            clientAddress: client.clientAddress,
+          }),
+        );
+      }
+      return ended;
+    });
+    if (count > 0) this.events.sessionEnded({ userId: user.userId, why: 'revoked_others', count });
+    return count;
+  }
+}

@@ -1,0 +1,470 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { nodeRandom } from '../adapters/crypto/node-random.js';
+import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
+import { loadCommonPasswords } from '../adapters/password/common-passwords.js';
+import { translateStoreError } from '../adapters/sql/store-errors.js';
+import { AdminDirectory } from '../application/admin/admin-directory.js';
+import { AdminUsers } from '../application/admin/admin-users.js';
+import { type ImportRecord, ImportUsers } from '../application/admin/import-users.js';
+import { openStore } from '../composition/open-store.js';
+import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import { PasswordPolicy } from '../domain/password/password-policy.js';
+import { systemClock } from '../domain/shared/clock.port.js';
+import { isDomainError } from '../domain/shared/domain-error.js';
+import type { Store } from '../domain/store.port.js';
+import { isUserLevel, type User } from '../domain/user/user.js';
+import { describeLevel, isControlCharacter } from '../domain/user/user-rules.js';
+import { planAudit } from './audit-command.js';
+import { parseImportFile } from './import-file.js';
+import { type PasswordSource, readPassword } from './password-input.js';
+import { USAGE, UsageError } from './usage.js';
+
+/**
+ * The `gatehouse` administration command: a thin adapter that parses the command line, wires the
+ * same store, hasher and password policy as the service, and calls the use cases of
+ * src/application/admin. Exit status 0 done, 1 refused by the domain, 2 usage or configuration.
+ */
+
+export interface CliIo extends PasswordSource {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_REFUSED = 1;
+export const EXIT_USAGE = 2;
+
+interface Context {
+  config: Config;
+  store: Store;
+  applied: string[];
+  users: AdminUsers;
+  directory: AdminDirectory;
+  importer: ImportUsers;
+  out(line: string): void;
+}
+
+interface Plan {
+  /** Read a password from standard input (for this account label) before the store opens. */
+  passwordFor?: string;
+  /** Work that needs neither the store nor a password (reading an import file). */
+  prepare?: () => Promise<void>;
+  run(context: Context, password: string | null): Promise<void>;
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+type Values = Record<string, string | boolean | undefined>;
+
+/** Shows a value from the store or the user on a terminal: no control characters get through. */
+function clean(value: string): string {
+  let shown = '';
+  for (const character of value) shown += isControlCharacter(character.charCodeAt(0)) ? '?' : character;
+  return shown;
+}
+
+function quoted(value: string): string {
+  return `"${clean(value)}"`;
+}
+
+function parse(args: readonly string[], options: OptionSpec, positionals: string[]) {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true }) as {
+      values: Values;
+      positionals: string[];
+    };
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.positionals.length !== positionals.length) {
+    const expected = positionals.length === 0 ? 'no argument' : positionals.join(' ');
+    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length} argument(s)`);
+  }
+  const values = parsed.values;
+  const text = (name: string): string | null => {
+    const value = values[name];
+    return typeof value === 'string' && value !== '' ? value : null;
+  };
+  return {
+    args: parsed.positionals,
+    text,
+    required(name: string): string {
+      const value = text(name);
+      if (value === null) throw new UsageError(`--${name} is required`);
+      return value;
+    },
+    flag: (name: string): boolean => values[name] === true,
+  };
+}
+
+function wholeNumber(name: string, value: string | null): number | null {
+  if (value === null) return null;
+  if (!/^\d{1,6}$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+/** Passwords never go on the command line: refused before anything else looks at it. */
+function refusePasswordArgument(argv: readonly string[]): void {
+  for (const arg of argv) {
+    if (arg === '--') return;
+    if (arg === '--password' || arg.startsWith('--password=')) {
+      throw new UsageError(
+        '--password is not accepted: a password on the command line ends up in shell history and ' +
+          'process lists. Pipe it in with --password-stdin.',
+      );
+    }
+  }
+}
+
+function describeUser(user: User): string {
+  const parts = [`user_id ${quoted(user.userId)}`];
+  parts.push(isUserLevel(user.userLevel) ? describeLevel(user.userLevel) : `level ${user.userLevel}`);
+  if (user.tenantId !== null) parts.push(`tenant ${quoted(user.tenantId)}`);
+  if (user.groupId !== null) parts.push(`group ${quoted(user.groupId)}`);
+  if (user.backend) parts.push(`backend ${quoted(user.backend.name)}`);
+  return parts.join(', ');
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+const USER_ADD_OPTIONS: OptionSpec = {
+  level: { type: 'string' },
+  tenant: { type: 'string' },
+  group: { type: 'string' },
+  'user-id': { type: 'string' },
+  'first-name': { type: 'string' },
+  'last-name': { type: 'string' },
+  email: { type: 'string' },
+  phone: { type: 'string' },
+  language: { type: 'string' },
+  'language-code': { type: 'string' },
+  'platform-type': { type: 'string' },
+  'access-type': { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'user-type': { type: 'string' },
+  role: { type: 'string' },
+  enterprise: { type: 'boolean' },
+  backend: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  'no-password': { type: 'boolean' },
+};
+
+function planUserAdd(args: readonly string[]): Plan {
+  const p = parse(args, USER_ADD_OPTIONS, ['USERNAME']);
+  const username = p.args[0]!;
+  const level = wholeNumber('level', p.required('level'))!;
+  const accessType = wholeNumber('access-type', p.text('access-type'));
+  const withPassword = p.flag('password-stdin');
+  if (withPassword === p.flag('no-password')) {
+    throw new UsageError('give --password-stdin (password on standard input) or --no-password');
+  }
+  return {
+    ...(withPassword ? { passwordFor: username } : {}),
+    async run(context, password) {
+      const user = await context.users.add({
+        username,
+        userLevel: level,
+        tenantId: p.text('tenant'),
+        groupId: p.text('group'),
+        userId: p.text('user-id'),
+        backendName: p.text('backend'),
+        firstName: p.text('first-name'),
+        lastName: p.text('last-name'),
+        emailAddress: p.text('email'),
+        phoneNumber: p.text('phone'),
+        language: p.text('language'),
+        languageCode: p.text('language-code'),
+        platformType: p.text('platform-type'),
+        accessType,
+        readOnly: p.flag('read-only') ? true : null,
+        userType: p.text('user-type'),
+        role: p.text('role'),
+        isEnterprise: p.flag('enterprise') ? true : null,
+        password,
+      });
+      context.out(`added user ${quoted(user.username)}: ${describeUser(user)}`);
+      context.out(
+        password === null
+          ? 'it has no password: it can only log in with single sign-on'
+          : 'its password must be changed at first login',
+      );
+    },
+  };
+}
+
+function planUser(args: readonly string[]): Plan {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'add':
+      return planUserAdd(rest);
+    case 'set-password': {
+      const p = parse(rest, { 'password-stdin': { type: 'boolean' } }, ['USERNAME']);
+      if (!p.flag('password-stdin')) throw new UsageError('--password-stdin is required');
+      const username = p.args[0]!;
+      return {
+        passwordFor: username,
+        async run(context, password) {
+          const { user, sessionsEnded } = await context.users.setPassword(username, password!);
+          context.out(`set the password of ${quoted(user.username)}; it must be changed at next login`);
+          context.out(`ended ${plural(sessionsEnded, 'session')}`);
+        },
+      };
+    }
+    case 'expire': {
+      const username = parse(rest, {}, ['USERNAME']).args[0]!;
+      return {
+        async run(context) {
+          const user = await context.users.expire(username);
+          const at = user.credentialsExpireAt?.toISOString() ?? 'now';
+          context.out(`the credentials of ${quoted(user.username)} expired at ${at}`);
+        },
+      };
+    }
+    case 'disable': {
+      const username = parse(rest, {}, ['USERNAME']).args[0]!;
+      return {
+        async run(context) {
+          const { user, sessionsEnded } = await context.users.disable(username);
+          context.out(`disabled ${quoted(user.username)}; ended ${plural(sessionsEnded, 'session')}`);
+        },
+      };
+    }
+    case 'enable': {
+      const username = parse(rest, {}, ['USERNAME']).args[0]!;
+      return {
+        async run(context) {
+          const user = await context.users.enable(username);
+          context.out(`enabled ${quoted(user.username)}`);
+        },
+      };
+    }
+    default:
+      throw unknownSubcommand('user', sub, ['add', 'set-password', 'expire', 'disable', 'enable']);
+  }
+}
+
+function planSessions(args: readonly string[]): Plan {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const username = parse(rest, { user: { type: 'string' } }, []).required('user');
+      return {
+        async run(context) {
+          const { user, sessions } = await context.users.listSessions(username, context.config.session);
+          context.out(`${plural(sessions.length, 'session')} of ${quoted(user.username)}`);
+          for (const session of sessions) {
+            context.out(
+              [
+                `  ${clean(session.handle)}`,
+                session.method,
+                session.alive ? 'active' : 'timed-out',
+                `created ${session.createdAt.toISOString()}`,
+                `last seen ${session.lastSeenAt.toISOString()}`,
+                `expires ${session.expiresAt.toISOString()}`,
+                `from ${clean(session.clientAddress ?? '-')}`,
+                session.userAgent ? quoted(session.userAgent) : '-',
+              ].join('  '),
+            );
+          }
+        },
+      };
+    }
+    case 'revoke': {
+      const p = parse(rest, { user: { type: 'string' }, handle: { type: 'string' } }, []);
+      const username = p.required('user');
+      const handle = p.text('handle');
+      return {
+        async run(context) {
+          const { user, sessionsEnded } = await context.users.revokeSessions(username, handle ?? undefined);
+          context.out(`ended ${plural(sessionsEnded, 'session')} of ${quoted(user.username)}`);
+        },
+      };
+    }
+    default:
+      throw unknownSubcommand('sessions', sub, ['list', 'revoke']);
+  }
+}
+
+function planImport(args: readonly string[]): Plan {
+  const file = parse(args, {}, ['FILE.jsonl']).args[0]!;
+  let records: ImportRecord[] = [];
+  return {
+    async prepare() {
+      let content: string;
+      try {
+        content = await readFile(file, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new UsageError(`cannot read ${file}${code ? ` (${code})` : ''}`);
+      }
+      records = parseImportFile(content);
+    },
+    async run(context) {
+      const counts = await context.importer.execute(records);
+      context.out(
+        `imported ${file}: ${plural(counts.tenants, 'tenant')}, ${plural(counts.backends, 'backend')}, ` +
+          `${plural(counts.groups, 'group')}, ${plural(counts.users, 'user')}`,
+      );
+    },
+  };
+}
+
+function unknownSubcommand(command: string, sub: string | undefined, known: string[]): UsageError {
+  return new UsageError(
+    sub === undefined
+      ? `${command}: a subcommand is required (${known.join(', ')})`
+      : `${command}: unknown subcommand ${quoted(sub)} (${known.join(', ')})`,
+  );
+}
+
+/** The plan of one command line; `null` for help. Throws UsageError on a malformed line. */
+function plan(argv: readonly string[]): Plan | null {
+  refusePasswordArgument(argv);
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+      throw new UsageError('a command is required');
+    case 'help':
+    case '--help':
+    case '-h':
+      return null;
+    case 'migrate':
+      parse(rest, {}, []);
+      return {
+        async run(context) {
+          for (const name of context.applied) context.out(`applied migration ${name}`);
+          if (context.applied.length === 0) context.out('the database is up to date: no migration to apply');
+        },
+      };
+    case 'tenant': {
+      const [sub, ...options] = rest;
+      if (sub !== 'add') throw unknownSubcommand('tenant', sub, ['add']);
+      const p = parse(options, { name: { type: 'string' } }, ['ID']);
+      const id = p.args[0]!;
+      return {
+        async run(context) {
+          await context.directory.addTenant({ id, name: p.text('name') });
+          context.out(`added tenant ${quoted(id)}`);
+        },
+      };
+    }
+    case 'group': {
+      const [sub, ...options] = rest;
+      if (sub !== 'add') throw unknownSubcommand('group', sub, ['add']);
+      const p = parse(options, { tenant: { type: 'string' }, name: { type: 'string' } }, ['ID']);
+      const id = p.args[0]!;
+      const tenantId = p.required('tenant');
+      return {
+        async run(context) {
+          await context.directory.addGroup({ id, tenantId, name: p.text('name') });
+          context.out(`added group ${quoted(id)} to tenant ${quoted(tenantId)}`);
+        },
+      };
+    }
+    case 'backend': {
+      const [sub, ...options] = rest;
+      if (sub !== 'add') throw unknownSubcommand('backend', sub, ['add']);
+      const p = parse(options, { 'external-name': { type: 'string' } }, ['NAME']);
+      const name = p.args[0]!;
+      const externalName = p.required('external-name');
+      return {
+        async run(context) {
+          await context.directory.addBackend({ name, externalName });
+          context.out(`added backend ${quoted(name)} (${quoted(externalName)})`);
+        },
+      };
+    }
+    case 'user':
+      return planUser(rest);
+    case 'sessions':
+      return planSessions(rest);
+    case 'import':
+      return planImport(rest);
+    case 'audit':
+      return planAudit(rest);
+    default:
+      throw new UsageError(`unknown command ${quoted(command)}`);
+  }
+}
+
+/** Writes the error line(s) and gives the exit status. Never a stack trace for an expected error. */
+function report(error: unknown, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`error USAGE: ${error.message}\nRun "gatehouse help" for the usage.\n`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) io.stderr.write(`error CONFIG: ${problem}\n`);
+    return EXIT_USAGE;
+  }
+  let failure = error;
+  if (!isDomainError(failure)) {
+    try {
+      translateStoreError(failure);
+    } catch (translated) {
+      failure = translated;
+    }
+  }
+  if (isDomainError(failure)) {
+    const detail =
+      failure.code === 'SERVICE_UNAVAILABLE' && failure.cause instanceof Error
+        ? ` (${failure.cause.message})`
+        : '';
+    io.stderr.write(`error ${failure.code}: ${clean(failure.message)}${detail}\n`);
+    for (const entry of failure.errors ?? []) {
+      const line = `${entry.path}: ${entry.message}`;
+      if (!failure.message.includes(line)) io.stderr.write(`  ${clean(line)}\n`);
+    }
+    return EXIT_REFUSED;
+  }
+  const message = failure instanceof Error ? failure.message : String(failure);
+  io.stderr.write(`error INTERNAL_ERROR: ${clean(message)}\n`);
+  return EXIT_REFUSED;
+}
+
+/** Runs one command line; resolves to the exit status. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const commandPlan = plan(argv);
+    if (commandPlan === null) {
+      io.stdout.write(USAGE);
+      return EXIT_OK;
+    }
+    const config = loadConfig(io.env);
+    await commandPlan.prepare?.();
+    const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
+
+    const hasher = new Argon2PasswordHasher(config.password.argon2);
+    const policy = new PasswordPolicy({
+      minLength: config.password.minLength,
+      maxLength: config.password.maxLength,
+      commonPasswords: loadCommonPasswords(),
+    });
+    const { store, applied } = await openStore(config);
+    try {
+      const note = argv[0] === 'migrate' ? undefined : applied;
+      for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);
+      await commandPlan.run(
+        {
+          config,
+          store,
+          applied,
+          users: new AdminUsers(store, hasher, policy, systemClock, nodeRandom),
+          directory: new AdminDirectory(store),
+          importer: new ImportUsers(store, hasher, systemClock, nodeRandom),
+          out: (line) => io.stdout.write(`${line}\n`),
+        },
+        password,
+      );
+    } finally {
+      await store.close();
+    }
+    return EXIT_OK;
+  } catch (error) {
+    return report(error, io);
+  }
+}

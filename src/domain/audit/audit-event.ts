@@ -1,0 +1,79 @@
+import type { LoginMethod } from '../session/session.js';
+
+/** What happened. Stable names: operators query on them (docs/operations.md lists each). */
+export type AuditEventName =
+  | 'login'
+  | 'logout'
+  | 'sso_logout'
+  | 'provider_logout'
+  | 'password_change'
+  | 'session_revoked'
+  | 'login_throttled'
+  | 'user_disabled'
+  | 'user_enabled';
+
+/** Who caused it: the user themself, an administrator (CLI), the OpenID provider, or the service. */
+export type AuditActor = 'user' | 'administrator' | 'provider' | 'system';
+
+/** Why a session was revoked (`session_revoked` events). */
+export type SessionRevocationReason =
+  | 'self'
+  | 'administrator'
+  | 'password_change'
+  | 'backchannel_logout'
+  | 'user_disabled';
+
+/**
+ * One audit record as the use cases write it. Never a secret: no password, no cookie value or
+ * its hash, no provider token. `reason` is a code, never free text.
+ */
+export interface AuditEvent {
+  occurredAt: Date;
+  event: AuditEventName;
+  outcome: 'success' | 'failure';
+  reason: string | null;
+  userId: string | null;
+  /**
+   * The account's own username, set only when the event concerns an existing account. A login
+   * for an unknown username records null: what was typed into the username field is the user's
+   * input, and people do type their password there.
+   */
+  username: string | null;
+  actor: AuditActor;
+  /** The opaque session handle (as listed to users), never the cookie value or its hash. */
+  sessionHandle: string | null;
+  /** How many sessions the event ended, for revocations. */
+  sessionCount: number | null;
+  clientAddress: string | null;
+  method: LoginMethod | null;
+}
+
+/** A stored event, as read back. */
+export interface AuditRecord extends AuditEvent {
+  id: string;
+}
+
+/** Fills the columns an event leaves out with null. */
+export function auditEvent(
+  event: Pick<AuditEvent, 'occurredAt' | 'event' | 'actor'> & Partial<AuditEvent>,
+): AuditEvent {
+  return {
+    outcome: 'success',
+    reason: null,
+    userId: null,
+    username: null,
+    sessionHandle: null,
+    sessionCount: null,
+    clientAddress: null,
+    method: null,
+    ...event,
+  };
+}
+
+/** The account columns of an event: both null when no account matched. */
+export function auditAccount(user: { userId: string; username: string } | null): {
+  userId: string | null;
+  username: string | null;
+} {
+  return { userId: user?.userId ?? null, username: user?.username ?? null };
+}

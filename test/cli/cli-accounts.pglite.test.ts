@@ -1,0 +1,3 @@
+import { accountsSuite } from './cli-accounts.suite.js';
+
+accountsSuite('pglite');

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
+import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
+import type { StoreKind } from '../support/databases.js';
+import {
+  type CliTarget,
+  describeCliStore,
+  GOOD_PASSWORD,
+  openCliTarget,
+  runGatehouse,
+  sessionFor,
+  unique,
+} from './cli-support.js';
+
+/** `gatehouse user set-password|expire|disable|enable` and `sessions list|revoke`, as child processes. */
+export function accountsSuite(kind: StoreKind): void {
+  describeCliStore(kind, 'gatehouse user and sessions administration', () => {
+    let target: CliTarget;
+    const hasher = new Argon2PasswordHasher();
+    // bob: set-password and expire; carol: disable and enable; eve: sessions list and revoke.
+    const [bob, carol, eve] = [unique('bob'), unique('carol'), unique('eve')];
+    const sessions: Record<string, string[]> = {
+      [bob]: [unique('hb'), unique('hb')],
+      [carol]: [unique('hc'), unique('hc'), unique('hc')],
+      [eve]: [unique('he'), unique('he')],
+    };
+    const userId = (username: string) => `u-${username}`;
+
+    const gatehouse = (args: string[], input?: string) =>
+      runGatehouse(args, { env: target.env, ...(input === undefined ? {} : { input }) });
+
+    beforeAll(async () => {
+      target = await openCliTarget(kind);
+      // Seeded straight into the store: each command run costs a process start.
+      await target.withStore(async (store) => {
+        await store.directory.addTenant('t1', null);
+        await store.directory.addGroup('g1', 't1', null);
+        const passwordHash = await hasher.hash('the users own password');
+        for (const [username, handles] of Object.entries(sessions)) {
+          await store.users.create(
+            {
+              ...EMPTY_ATTRIBUTES,
+              userId: userId(username),
+              username,
+              userLevel: 0,
+              tenantId: 't1',
+              groupId: 'g1',
+              backendName: null,
+              passwordHash,
+              mustChangePassword: false,
+            },
+            new Date(),
+          );
+          for (const handle of handles) await store.sessions.create(sessionFor(userId(username), handle));
+        }
+      });
+    });
+    afterAll(async () => {
+      await target?.close();
+    });
+
+    it('set-password sets a must-change password and ends every session of that user only', async () => {
+      const result = await gatehouse(
+        ['user', 'set-password', bob, '--password-stdin'],
+        `${GOOD_PASSWORD}\r\n`,
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(
+        `set the password of "${bob}"; it must be changed at next login\nended 2 sessions\n`,
+      );
+      await target.withStore(async (store) => {
+        const user = await store.users.findByUserId(userId(bob));
+        expect(user!.mustChangePassword).toBe(true);
+        expect(await hasher.verify(user!.passwordHash!, GOOD_PASSWORD)).toBe(true);
+        expect(await store.sessions.listForUser(userId(bob))).toEqual([]);
+        expect(await store.sessions.listForUser(userId(eve))).toHaveLength(2);
+      });
+    });
+
+    it('expire sets the credentials expiry to now', async () => {
+      const before = Date.now();
+      const result = await gatehouse(['user', 'expire', bob]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        new RegExp(`^the credentials of "${bob}" expired at \\d{4}-\\d{2}-\\d{2}T`),
+      );
+      await target.withStore(async (store) => {
+        const at = (await store.users.findByUserId(userId(bob)))!.credentialsExpireAt;
+        expect(at!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+        expect(at!.getTime()).toBeLessThanOrEqual(Date.now());
+      });
+    });
+
+    it('disable ends every session of the user at once; enable lets the user back in', async () => {
+      const disabled = await gatehouse(['user', 'disable', carol]);
+      expect(disabled).toMatchObject({ code: 0, stdout: `disabled "${carol}"; ended 3 sessions\n` });
+      await target.withStore(async (store) => {
+        expect((await store.users.findByUserId(userId(carol)))!.disabled).toBe(true);
+        expect(await store.sessions.listForUser(userId(carol))).toEqual([]);
+      });
+      expect(await gatehouse(['user', 'enable', carol])).toMatchObject({
+        code: 0,
+        stdout: `enabled "${carol}"\n`,
+      });
+      await target.withStore(async (store) => {
+        expect((await store.users.findByUserId(userId(carol)))!.disabled).toBe(false);
+      });
+    });
+
+    it('sessions list shows each session; revoke ends one by handle, then all', async () => {
+      const [first, second] = sessions[eve]!;
+      const listed = await gatehouse(['sessions', 'list', '--user', eve]);
+      expect(listed.code).toBe(0);
+      const lines = listed.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toBe(`2 sessions of "${eve}"`);
+      for (const handle of [first, second]) {
+        const line = lines.find((candidate) => candidate.startsWith(`  ${handle}  `));
+        expect(line).toMatch(/^ {2}\S+ {2}password {2}active {2}created \S+ {2}last seen \S+ {2}expires \S+/);
+        expect(line).toContain('from 192.0.2.7  "cli-test"');
+      }
+
+      const one = await gatehouse(['sessions', 'revoke', '--user', eve, '--handle', first!]);
+      expect(one).toMatchObject({ code: 0, stdout: `ended 1 session of "${eve}"\n` });
+      const rest = await gatehouse(['sessions', 'revoke', '--user', eve]);
+      expect(rest).toMatchObject({ code: 0, stdout: `ended 1 session of "${eve}"\n` });
+      await target.withStore(async (store) => {
+        expect(await store.sessions.listForUser(userId(eve))).toEqual([]);
+      });
+    });
+
+    it('names an unknown user NOT_FOUND, exit 1', async () => {
+      const result = await gatehouse(['user', 'disable', 'nobody-at-all']);
+      expect(result).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'error NOT_FOUND: no user "nobody-at-all"\n',
+      });
+    });
+  });
+}

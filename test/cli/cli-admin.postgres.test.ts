@@ -1,0 +1,3 @@
+import { adminSuite } from './cli-admin.suite.js';
+
+adminSuite('postgres');

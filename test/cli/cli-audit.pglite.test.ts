@@ -1,0 +1,3 @@
+import { auditSuite } from './cli-audit.suite.js';
+
+auditSuite('pglite');

@@ -1,0 +1,3 @@
+import { importSuite } from './cli-import.suite.js';
+
+importSuite('pglite');

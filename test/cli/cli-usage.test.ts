@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { CLI_TEST_TIMEOUT_MS, runGatehouse } from './cli-support.js';
+
+describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('prints the usage on help, exit 0', async () => {
+    const result = await runGatehouse(['help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: gatehouse <command>/);
+    for (const command of ['migrate', 'tenant add', 'user set-password', 'sessions revoke', 'import FILE']) {
+      expect(result.stdout).toContain(command);
+    }
+    expect(result.stderr).toBe('');
+  });
+
+  it('refuses a password on the command line, exit 2, without echoing it', async () => {
+    const result = await runGatehouse([
+      'user',
+      'add',
+      'mallory',
+      '--level',
+      '16',
+      '--password=hunter2-secret',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error USAGE: --password is not accepted/);
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stdout).toBe('');
+  });
+
+  it('names the bad variable of a configuration error, exit 2, no stack trace', async () => {
+    const result = await runGatehouse(['migrate'], { env: { PORT: 'abc' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error CONFIG: PORT: must be a whole number\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('answers a missing option with a usage error, exit 2', async () => {
+    const missing = await runGatehouse(['group', 'add', 'g1']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error USAGE: --tenant is required\n/);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * An OpenID provider that misbehaves, seen through POST /api/v1/openid/login/: one that stalls
+ * before discovery, and one that answers garbage (not JSON, truncated JSON, the wrong content
+ * type, a body that never ends, a reset) on its discovery and token endpoints. Every case ends
+ * with an SSO code within OIDC_TIMEOUT_MS (plus a margin), never a 500 or a hang.
+ *
+ * The misbehaving provider is a tiny hand-made HTTP server (the point is its garbage); the happy
+ * path runs on the real provider (test/support/oidc/test-provider.ts), which takes over the same
+ * port at the end: the service recovers from the broken provider without a restart.
+ * The stalled token endpoint and the closed port are covered in test/sso/sso-login-http.test.ts.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nonce, REDIRECT_URI, ssoLogin } from '../fixtures/sso/harness.js';
+import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
+import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+import { report, timed } from './support/timing.js';
+
+const TIMEOUT_MS = 1000;
+/** What one call to the provider may take, and a margin for a busy machine. */
+const BOUND_MS = TIMEOUT_MS + 1500;
+/** The client of test/support/oidc/test-provider.ts, so the real provider takes over later. */
+const CLIENT_ID = 'gatehouse';
+const CLIENT_SECRET = 'gatehouse-secret-0123456789abcdef';
+
+type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Answers JSON `body` as the provider would, or with `contentType`. */
+const answer =
+  (body: string, contentType = 'application/json; charset=utf-8', status = 200): Behaviour =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+
+const BEHAVIOURS: Record<string, Behaviour> = {
+  'an HTML page': answer('<html><body>Service temporarily unavailable</body></html>', 'text/html'),
+  'truncated JSON': answer('{"issuer":"http://127.0.0.1","token_endpoint":"http://127'),
+  'JSON under the wrong content type': answer('{"issuer":"x"}', 'text/plain'),
+  'an empty body': answer(''),
+  'a JSON array': answer('[1,2,3]'),
+  'a body that never ends': (_req, res) => {
+    // Headers promise 4 KiB, 20 bytes come, then nothing: the read must time out.
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+    res.write('{"issuer":"http://127');
+  },
+  'a reset connection': (req) => req.socket.resetAndDestroy(),
+  'a body cut short by a closed connection': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+    res.write('{"issuer":"http://127', () => res.socket?.destroy());
+  },
+  'no answer at all (stalled)': () => {},
+};
+
+const UNREACHABLE = { status: 502, code: 'SSO_UNREACHABLE' };
+const INVALID = { status: 401, code: 'SSO_INVALID' };
+
+/**
+ * What each answer is reported as. Nothing at all, a time-out, a cut connection or a body that is
+ * not JSON by its content type (an error page of something in between): SSO_UNREACHABLE. A JSON
+ * answer that does not parse or is not what the endpoint must return: SSO_INVALID (the provider
+ * answered; its answer failed validation). The token endpoint's body is parsed whatever its
+ * content type, so JSON under text/plain is judged by its content there.
+ */
+const EXPECTED: Record<string, Record<'discovery' | 'token', { status: number; code: string }>> = {
+  'an HTML page': { discovery: UNREACHABLE, token: UNREACHABLE },
+  'truncated JSON': { discovery: INVALID, token: INVALID },
+  'JSON under the wrong content type': { discovery: UNREACHABLE, token: INVALID },
+  'an empty body': { discovery: INVALID, token: INVALID },
+  'a JSON array': { discovery: INVALID, token: INVALID },
+  'a body that never ends': { discovery: UNREACHABLE, token: UNREACHABLE },
+  'a reset connection': { discovery: UNREACHABLE, token: UNREACHABLE },
+  'a body cut short by a closed connection': { discovery: UNREACHABLE, token: UNREACHABLE },
+  'no answer at all (stalled)': { discovery: UNREACHABLE, token: UNREACHABLE },
+};
+
+describe('a misbehaving OpenID provider [pglite]', () => {
+  let garbage: Server;
+  let issuer: string;
+  let port: number;
+  let discovery: Behaviour;
+  let token: Behaviour;
+  let server: TestServer;
+  let tp: TestProvider | undefined;
+  const figures: string[] = [];
+
+  const metadata = () =>
+    JSON.stringify({
+      issuer,
+      authorization_endpoint: `${issuer}/auth`,
+      token_endpoint: `${issuer}/token`,
+      jwks_uri: `${issuer}/jwks`,
+      response_types_supported: ['code'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
+
+  beforeAll(async () => {
+    garbage = createServer((req, res) => {
+      if (req.url === '/.well-known/openid-configuration') return discovery(req, res);
+      if (req.url === '/token' && req.method === 'POST') {
+        req.resume();
+        return token(req, res);
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    port = (garbage.address() as AddressInfo).port;
+    issuer = `http://127.0.0.1:${port}`;
+    server = await startTestServer({
+      env: {
+        OIDC_ISSUER: issuer,
+        OIDC_CLIENT_ID: CLIENT_ID,
+        OIDC_CLIENT_SECRET: CLIENT_SECRET,
+        OIDC_REDIRECT_URIS: REDIRECT_URI,
+        OIDC_ALLOW_INSECURE_HTTP: 'true',
+        OIDC_TIMEOUT_MS: String(TIMEOUT_MS),
+      },
+    });
+    await seedUser(server, { username: 'gina', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+  });
+
+  afterAll(async () => {
+    report(`OpenID provider faults (OIDC_TIMEOUT_MS=${TIMEOUT_MS}): ${figures.join('; ')}`);
+    await server?.close();
+    garbage.closeAllConnections();
+    await new Promise<void>((resolve) => garbage.close(() => resolve()));
+    await tp?.close();
+  });
+
+  async function attempt(where: 'discovery' | 'token', name: string): Promise<void> {
+    const { value: response, ms } = await timed(() =>
+      new TestClient(server.url).post('/api/v1/openid/login/', {
+        nonce: nonce(),
+        authorization_code: 'a-code',
+        redirect_uri: REDIRECT_URI,
+      }),
+    );
+    figures.push(`${where} ${name}: ${response.status} ${response.body?.code} in ${ms} ms`);
+    expect({ status: response.status, code: response.body?.code }).toEqual(EXPECTED[name]![where]);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(response.text).not.toContain('gatehouse-secret');
+    expect(response.setCookies).toEqual([]);
+    expect(ms).toBeLessThan(BOUND_MS);
+  }
+
+  describe('on the discovery endpoint', () => {
+    for (const name of Object.keys(BEHAVIOURS)) {
+      it(`reports ${name} within the time-out`, async () => {
+        discovery = BEHAVIOURS[name]!;
+        await attempt('discovery', name);
+      });
+    }
+  });
+
+  describe('on the token endpoint (discovery fine)', () => {
+    for (const name of Object.keys(BEHAVIOURS)) {
+      it(`reports ${name} within the time-out`, async () => {
+        discovery = answer(metadata());
+        token = BEHAVIOURS[name]!;
+        await attempt('token', name);
+      });
+    }
+  });
+
+  it('logs in once the real provider answers on that address, without a restart', async () => {
+    garbage.closeAllConnections();
+    await new Promise<void>((resolve) => garbage.close(() => resolve()));
+    tp = await startTestProvider({
+      port,
+      redirectUris: [REDIRECT_URI],
+      accounts: { gina: { preferred_username: 'gina', groups: ['g1'] } },
+    });
+    expect(tp.issuer).toBe(issuer);
+    const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'gina' });
+    expect(response.status).toBe(200);
+    expect(response.body.profile.username).toBe('gina');
+  });
+});

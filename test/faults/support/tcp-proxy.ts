@@ -1,0 +1,124 @@
+/**
+ * A TCP proxy between the service and PostgreSQL that a test controls, to simulate outages
+ * without touching the shared database server:
+ * - `cut()`: every open connection is reset and new ones are reset on arrival (PostgreSQL down);
+ * - `pause()`: connections stay open but no byte is forwarded either way (a stalled database,
+ *   a network black hole); new connections are accepted and stall too;
+ * - `restore()`: back to normal; bytes held during a pause flow on.
+ */
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+export type ProxyMode = 'open' | 'paused' | 'cut';
+
+export interface TcpProxy {
+  readonly port: number;
+  readonly mode: ProxyMode;
+  /** Connections accepted since start. */
+  readonly accepted: number;
+  cut(): void;
+  pause(): void;
+  /** Pauses as soon as a client sends a message containing `text` (held, like everything after). */
+  pauseWhenClientSends(text: string): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  /** Bytes held while paused, per direction. */
+  held: { toUpstream: Buffer[]; toClient: Buffer[] };
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  let mode: ProxyMode = 'open';
+  let accepted = 0;
+  let trigger: Buffer | null = null;
+  const pairs = new Set<Pair>();
+
+  const reset = (socket: Socket) => {
+    if (!socket.destroyed) socket.resetAndDestroy();
+  };
+  const flush = (pair: Pair) => {
+    for (const chunk of pair.held.toUpstream.splice(0)) pair.upstream.write(chunk);
+    for (const chunk of pair.held.toClient.splice(0)) pair.client.write(chunk);
+  };
+
+  const server: Server = createServer((client) => {
+    accepted += 1;
+    client.on('error', () => {});
+    if (mode === 'cut') {
+      reset(client);
+      return;
+    }
+    const upstream = connect(target.port, target.host);
+    upstream.on('error', () => {});
+    const pair: Pair = { client, upstream, held: { toUpstream: [], toClient: [] } };
+    pairs.add(pair);
+    const end = () => {
+      pairs.delete(pair);
+      reset(client);
+      reset(upstream);
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('data', (chunk: Buffer) => {
+      if (trigger && chunk.includes(trigger)) {
+        trigger = null;
+        mode = 'paused';
+      }
+      if (mode === 'paused') pair.held.toUpstream.push(chunk);
+      else upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (mode === 'paused') pair.held.toClient.push(chunk);
+      else client.write(chunk);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+
+  return {
+    port,
+    get mode() {
+      return mode;
+    },
+    get accepted() {
+      return accepted;
+    },
+    cut() {
+      mode = 'cut';
+      for (const pair of [...pairs]) {
+        reset(pair.client);
+        reset(pair.upstream);
+      }
+      pairs.clear();
+    },
+    pause() {
+      mode = 'paused';
+    },
+    pauseWhenClientSends(text: string) {
+      trigger = Buffer.from(text);
+    },
+    restore() {
+      mode = 'open';
+      trigger = null;
+      for (const pair of pairs) flush(pair);
+    },
+    close() {
+      mode = 'cut';
+      for (const pair of [...pairs]) {
+        reset(pair.client);
+        reset(pair.upstream);
+      }
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { fuzzBodiesSuite } from './fuzz-bodies.suite.js';
+
+fuzzBodiesSuite('pglite');

@@ -1,0 +1,3 @@
+import { fuzzWireSuite } from './fuzz-wire.suite.js';
+
+fuzzWireSuite('pglite');

@@ -1,0 +1,151 @@
+/**
+ * The audit trail of single sign-on, over HTTP against a real oidc-provider, on both stores:
+ * logins (success, refusal), logout with the provider's outcome, back-channel logout; and no
+ * provider token ever reaches the table.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
+import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
+import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
+import { pgEnabled, STORES } from '../support/databases.js';
+import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
+import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+
+const ACCOUNTS = {
+  gina: { preferred_username: 'gina', groups: ['g1'] },
+  stranger: { preferred_username: 'stranger', groups: ['g1'] },
+};
+const OFFLINE = 'openid profile offline_access';
+
+function summary(records: AuditRecord[]): string[] {
+  return records.map((r) =>
+    [r.event, r.outcome, r.actor, r.method ?? '-', r.reason ?? '-', r.sessionCount ?? ''].join(' ').trim(),
+  );
+}
+
+for (const store of STORES) {
+  describe.skipIf(store === 'postgres' && !pgEnabled)(`SSO audit trail over HTTP [${store}]`, () => {
+    let tp: TestProvider;
+    let tap: ProviderTap;
+    let server: TestServer;
+    let ginaId: string;
+
+    beforeAll(async () => {
+      tp = await startTestProvider({ accounts: ACCOUNTS });
+      tap = new ProviderTap(() => tp.issuer);
+      server = await startTestServer({
+        store,
+        env: ssoEnv(tp, { TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') }),
+        oidcFetch: tap.fetch,
+      });
+      ginaId = (await seedUser(server, { username: 'gina', userLevel: 8, tenantId: 't1', groupId: 'g1' }))
+        .userId;
+    });
+    afterAll(async () => {
+      await server?.close();
+      await tp?.close();
+    });
+    afterEach(() => tap.reset());
+
+    async function login(accountId: string): Promise<{ client: TestClient; status: number }> {
+      const client = new TestClient(server.url);
+      const response = await ssoLogin(client, tp, { accountId, scope: OFFLINE });
+      return { client, status: response.status };
+    }
+
+    const ginaEvents = () => server.gatehouse.store.audit.listForUser(ginaId, { limit: 100 });
+
+    it('records SSO logins, logouts with the provider outcome, and back-channel revocations', async () => {
+      const first = await login('gina');
+      expect(first.status).toBe(200);
+      expect((await login('stranger')).status).toBe(401);
+      expect((await first.client.post('/api/v1/openid/logout/', {})).status).toBe(200);
+
+      const refused = await login('gina');
+      tap.replaceRevocation = () =>
+        new Response(JSON.stringify({ error: 'invalid_client' }), {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+        });
+      expect((await refused.client.post('/api/v1/openid/logout/', {})).body.code).toBe('SSO_REFUSED');
+      tap.reset();
+
+      await login('gina');
+      await login('gina');
+      const logoutToken = tp.signLogoutToken({ sub: 'gina' });
+      const backchannel = await new TestClient(server.url).request(
+        'POST',
+        '/api/v1/openid/backchannel-logout/',
+        {
+          body: new URLSearchParams({ logout_token: logoutToken }).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        },
+      );
+      expect(backchannel.status).toBe(200);
+
+      const events = await ginaEvents();
+      expect(summary(events)).toEqual([
+        'login success user sso -',
+        'sso_logout success user sso -',
+        'provider_logout success user sso -',
+        'login success user sso -',
+        'sso_logout success user sso -',
+        'provider_logout failure user sso sso_refused',
+        'login success user sso -',
+        'login success user sso -',
+        'session_revoked success provider sso backchannel_logout 1',
+        'session_revoked success provider sso backchannel_logout 1',
+      ]);
+      expect(events[0]).toMatchObject({ username: 'gina', sessionHandle: expect.any(String) });
+      expect(events[1]!.sessionHandle).toBe(events[0]!.sessionHandle);
+      expect(new Set(events.slice(-2).map((e) => e.sessionHandle))).toEqual(
+        new Set(events.slice(6, 8).map((e) => e.sessionHandle)),
+      );
+
+      // The refused stranger: no local account matched, so neither user nor username.
+      const { rows } = await server.gatehouse.store.client.query(
+        `SELECT user_id, username, method, reason FROM audit_events WHERE user_id IS NULL`,
+      );
+      expect(rows).toEqual([{ user_id: null, username: null, method: 'sso', reason: 'unknown_user' }]);
+    });
+
+    it('after a TOKEN_ENCRYPTION_KEY change: the logout ends locally, records tokens_unreadable', async () => {
+      const { client } = await login('gina');
+      // As if sealed under the previous key.
+      const other = AesTokenSealer.random();
+      await server.gatehouse.store.client.query(
+        'UPDATE sessions SET sso_access_token = $1, sso_refresh_token = $2 WHERE token_hash = $3',
+        [
+          other.seal('old-access'),
+          other.seal('old-refresh'),
+          createHash('sha256').update(client.session!).digest('hex'),
+        ],
+      );
+      const revocationsBefore = tap.revocations;
+      const response = await client.post('/api/v1/openid/logout/', {});
+      expect(response.status).toBe(200);
+      expect(tap.revocations).toBe(revocationsBefore);
+      const last = (await ginaEvents()).slice(-2);
+      expect(summary(last)).toEqual([
+        'sso_logout success user sso -',
+        'provider_logout failure user sso tokens_unreadable',
+      ]);
+    });
+
+    it('keeps every provider token and cookie out of the table', async () => {
+      const { client } = await login('gina');
+      const { rows } = await server.gatehouse.store.client.query<{ row: string }>(
+        'SELECT row_to_json(a)::text AS row FROM audit_events a',
+      );
+      const table = rows.map((r) => r.row).join('\n');
+      expect(tap.tokenResponses.length).toBeGreaterThanOrEqual(5);
+      for (const tokens of tap.tokenResponses) {
+        for (const value of [tokens.id_token, tokens.access_token, tokens.refresh_token]) {
+          if (value) expect(table).not.toContain(value);
+        }
+      }
+      expect(table).not.toContain(client.session!);
+    });
+  });
+}
