@@ -274,9 +274,24 @@ function planSessions(args: readonly string[]): Plan {
       };
     }
     case 'revoke': {
-      const p = parse(rest, { user: { type: 'string' }, handle: { type: 'string' } }, []);
-      const username = p.required('user');
+      const p = parse(
+        rest,
+        { user: { type: 'string' }, handle: { type: 'string' }, all: { type: 'boolean' } },
+        [],
+      );
       const handle = p.text('handle');
+      if (p.flag('all')) {
+        if (p.text('user') !== null) throw new UsageError('--all and --user are mutually exclusive');
+        if (handle !== null) throw new UsageError('--handle needs --user, not --all');
+        return {
+          async run(context) {
+            const { sessionsEnded } = await context.users.revokeAllSessions();
+            context.out(`ended ${plural(sessionsEnded, 'session')} of all users`);
+          },
+        };
+      }
+      const username = p.text('user');
+      if (username === null) throw new UsageError('--user or --all is required');
       return {
         async run(context) {
           const { user, sessionsEnded } = await context.users.revokeSessions(username, handle ?? undefined);

@@ -28,6 +28,7 @@ Commands:
   user enable USERNAME
   sessions list --user USERNAME
   sessions revoke --user USERNAME [--handle HANDLE]
+  sessions revoke --all                    ends every session of every user
   audit --user USERNAME [--since TIME] [--limit N]
                                            the user's audit events, oldest first; TIME is an
                                            ISO 8601 date or date-time, or an age (30m, 24h, 7d)

@@ -4,6 +4,7 @@ import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
 import type { StoreKind } from '../support/databases.js';
 import {
   type CliTarget,
+  countRows,
   describeCliStore,
   GOOD_PASSWORD,
   openCliTarget,
@@ -12,7 +13,7 @@ import {
   unique,
 } from './cli-support.js';
 
-/** `gatehouse user set-password|expire|disable|enable` and `sessions list|revoke`, as child processes. */
+/** `gatehouse user set-password|expire|disable|enable` and `sessions list|revoke [--all]`, as child processes. */
 export function accountsSuite(kind: StoreKind): void {
   describeCliStore(kind, 'gatehouse user and sessions administration', () => {
     let target: CliTarget;
@@ -127,6 +128,42 @@ export function accountsSuite(kind: StoreKind): void {
       expect(rest).toMatchObject({ code: 0, stdout: `ended 1 session of "${eve}"\n` });
       await target.withStore(async (store) => {
         expect(await store.sessions.listForUser(userId(eve))).toEqual([]);
+      });
+    });
+
+    it('sessions revoke --all ends every session of every user, with one audit event', async () => {
+      await target.withStore(async (store) => {
+        for (const username of [bob, eve]) {
+          await store.sessions.create(sessionFor(userId(username)));
+          await store.sessions.create(sessionFor(userId(username)));
+        }
+      });
+      // A usage error ends nothing.
+      const both = await gatehouse(['sessions', 'revoke', '--all', '--user', eve]);
+      expect(both).toMatchObject({ code: 2, stdout: '' });
+      expect(both.stderr).toMatch(/^error USAGE: --all and --user are mutually exclusive\n/);
+      expect(await target.withStore((store) => countRows(store, 'sessions'))).toBe(4);
+
+      const all = await gatehouse(['sessions', 'revoke', '--all']);
+      expect(all).toMatchObject({ code: 0, stdout: 'ended 4 sessions of all users\n', stderr: '' });
+      await target.withStore(async (store) => {
+        expect(await countRows(store, 'sessions')).toBe(0);
+        const { rows } = await store.client.query(
+          `SELECT event, outcome, reason, actor, user_id, username, session_handle, session_count
+             FROM audit_events WHERE event = 'session_revoked' AND user_id IS NULL`,
+        );
+        expect(rows).toEqual([
+          {
+            event: 'session_revoked',
+            outcome: 'success',
+            reason: 'administrator',
+            actor: 'administrator',
+            user_id: null,
+            username: null,
+            session_handle: null,
+            session_count: 4,
+          },
+        ]);
       });
     });
 

@@ -39,4 +39,16 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^error USAGE: --tenant is required\n/);
   });
+
+  it('sessions revoke needs --user or --all, and --all takes neither --user nor --handle', async () => {
+    for (const [args, message] of [
+      [[], '--user or --all is required'],
+      [['--handle', 'h1'], '--user or --all is required'],
+      [['--all', '--handle', 'h1'], '--handle needs --user, not --all'],
+    ] as const) {
+      const result = await runGatehouse(['sessions', 'revoke', ...args]);
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toMatch(new RegExp(`^error USAGE: ${message}\n`));
+    }
+  });
 });

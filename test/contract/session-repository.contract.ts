@@ -152,6 +152,27 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.findByTokenHash(b1.tokenHash)).not.toBeNull();
     });
 
+    it('deletes every session of every user at once, returning how many', async () => {
+      const all = [
+        newSession(alice.userId),
+        newSession(alice.userId, { method: 'sso', sso: ssoData() }),
+        newSession(bob.userId),
+      ];
+      for (const session of all) await sessions.create(session);
+
+      expect(await sessions.deleteAll()).toBe(3);
+      for (const session of all) expect(await sessions.findByTokenHash(session.tokenHash)).toBeNull();
+      expect(await sessions.listForUser(alice.userId)).toEqual([]);
+      expect(await sessions.listForUser(bob.userId)).toEqual([]);
+      expect(await sessions.deleteAll()).toBe(0);
+
+      // The users stay; new sessions can be created after.
+      expect(await store.users.findByUserId(bob.userId)).not.toBeNull();
+      const after = newSession(bob.userId);
+      await sessions.create(after);
+      expect((await sessions.findByTokenHash(after.tokenHash))?.session).toEqual(after);
+    });
+
     it('back-channel logout by sid ends only that issuer’s sessions with that sid', async () => {
       const target = newSession(alice.userId, {
         method: 'sso',

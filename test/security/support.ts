@@ -32,13 +32,24 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+/** Idle sockets are dropped after 3 s, before the server's 5 s keep-alive time-out closes them. */
+const agent = new Agent({ keepAlive: true, maxSockets: 4, timeout: 3000 });
 
 /**
  * One HTTP/1.1 request with node:http (which, unlike fetch, sends any method, a Cookie header and
  * raw bytes). Rejects when no complete answer arrives within the time-out.
  */
-export function send(baseUrl: string, path: string, options: SendOptions = {}): Promise<RawResponse> {
+export async function send(baseUrl: string, path: string, options: SendOptions = {}): Promise<RawResponse> {
+  try {
+    return await sendOnce(baseUrl, path, options);
+  } catch (error) {
+    // Node's documented keep-alive race: the server closed an idle socket as it was reused.
+    if ((error as { reusedSocket?: boolean }).reusedSocket) return sendOnce(baseUrl, path, options);
+    throw error;
+  }
+}
+
+function sendOnce(baseUrl: string, path: string, options: SendOptions): Promise<RawResponse> {
   const timeoutMs = options.timeoutMs ?? CLIENT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -89,7 +100,14 @@ export function send(baseUrl: string, path: string, options: SendOptions = {}): 
       req.destroy();
       finish(new Error(`no answer within ${timeoutMs} ms: ${options.method ?? 'GET'} ${path.slice(0, 200)}`));
     }, timeoutMs);
-    req.on('error', (error) => finish(error));
+    req.on('error', (error) => {
+      const code = (error as { code?: string }).code;
+      if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
+        finish(Object.assign(error, { reusedSocket: true }));
+      } else {
+        finish(error);
+      }
+    });
     if (body !== undefined && options.chunkSize !== undefined) {
       for (let offset = 0; offset < body.length; offset += options.chunkSize) {
         req.write(body.subarray(offset, offset + options.chunkSize));

@@ -17,7 +17,8 @@ export interface HttpAppOptions {
 
 /** The Koa application: cross-cutting middleware, then each router. */
 export function createHttpApp(options: HttpAppOptions): Koa<GatehouseState> {
-  const app = new Koa<GatehouseState>({ proxy: options.trustProxy });
+  // Behind a proxy, trust only the address the nearest proxy appended (a client can forge the rest).
+  const app = new Koa<GatehouseState>({ proxy: options.trustProxy, maxIpsCount: 1 });
   // Errors are answered by errorHandler; this only silences Koa's default stderr printing.
   app.silent = true;
   app.use(errorHandler(options.logger));

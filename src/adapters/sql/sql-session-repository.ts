@@ -119,6 +119,11 @@ export class SqlSessionRepository implements SessionRepository {
     return rowCount;
   }
 
+  async deleteAll(): Promise<number> {
+    const { rowCount } = await this.sql.query('DELETE FROM sessions');
+    return rowCount;
+  }
+
   async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<number> {
     if (by.sid) {
       const { rowCount } = await this.sql.query(

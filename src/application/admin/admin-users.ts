@@ -133,6 +133,28 @@ export class AdminUsers {
     });
   }
 
+  /**
+   * Ends every session of every user at once (ASVS 7.4.5), with one audit event naming no user.
+   * Returns how many ended.
+   */
+  async revokeAllSessions(): Promise<{ sessionsEnded: number }> {
+    return this.store.transaction(async (repositories) => {
+      const sessionsEnded = await repositories.sessions.deleteAll();
+      if (sessionsEnded > 0) {
+        await repositories.audit.record(
+          auditEvent({
+            occurredAt: this.clock.now(),
+            event: 'session_revoked',
+            actor: 'administrator',
+            reason: 'administrator',
+            sessionCount: sessionsEnded,
+          }),
+        );
+      }
+      return { sessionsEnded };
+    });
+  }
+
   /** An administrator's action on the account, in the transaction that makes it. */
   private audit(
     repositories: Repositories,

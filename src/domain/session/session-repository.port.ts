@@ -9,6 +9,8 @@ export interface SessionRepository {
   deleteByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   /** Ends every session of the user except the one given; returns how many ended. */
   deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number>;
+  /** Ends every session of every user (the administrator's emergency route); returns how many ended. */
+  deleteAll(): Promise<number>;
   /** Back-channel logout: ends SSO sessions of this issuer with this provider `sid` or `sub`. */
   deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<number>;
   /** As `deleteBySso`, returning the sessions it ended (the audit trail names their users). */
