@@ -1,10 +1,15 @@
 import { Writable } from 'node:stream';
-import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
+import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
-import { EMPTY_ATTRIBUTES, type User, type UserAttributes, type UserLevel } from '../../src/domain/user/user.js';
+import {
+  EMPTY_ATTRIBUTES,
+  type User,
+  type UserAttributes,
+  type UserLevel,
+} from '../../src/domain/user/user.js';
 import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
 import { openTestStore, type StoreKind } from './databases.js';
 import { TestClock } from './test-clock.js';

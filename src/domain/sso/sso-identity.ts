@@ -3,6 +3,13 @@ import type { SsoIdentity } from './sso-token-interpreter.port.js';
 
 const USERNAME_MAX = 200;
 
+function hasControlCharacter(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    if (value.charCodeAt(index) < 0x20) return true;
+  }
+  return false;
+}
+
 /**
  * The service's own rules over whatever an interpreter returns, so a customer package cannot
  * bypass them: a non-empty username of sane length, exactly one non-empty group id.
@@ -10,7 +17,7 @@ const USERNAME_MAX = 200;
 export function checkSsoIdentity(identity: unknown): { username: string; groupId: string } {
   const candidate = identity as Partial<SsoIdentity> | null | undefined;
   const username = typeof candidate?.username === 'string' ? candidate.username.trim() : '';
-  if (username.length === 0 || username.length > USERNAME_MAX || /[\u0000-\u001f]/.test(username)) {
+  if (username.length === 0 || username.length > USERNAME_MAX || hasControlCharacter(username)) {
     throw new SsoInterpretationError(
       'SSO_INVALID_USERNAME',
       'The OpenID provider returned no valid username.',
