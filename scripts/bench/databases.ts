@@ -5,7 +5,7 @@ import pg from 'pg';
 /** BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else the local server. */
 export function adminDatabaseUrl(env: NodeJS.ProcessEnv): { url: string; explicit: boolean } {
   const url = env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL || env.DATABASE_URL;
-  return url ? { url, explicit: true } : { url: 'postgres://127.0.0.1:5432/postgres', explicit: false };
+  return url ? { url, explicit: true } : { url: `postgres://${process.env.PGUSER ?? process.env.USER ?? 'postgres'}@127.0.0.1:5432/postgres`, explicit: false };
 }
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
