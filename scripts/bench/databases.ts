@@ -1,11 +1,15 @@
 /** A throwaway PostgreSQL database per benchmark run, and the default server to create it on. */
 import { randomBytes } from 'node:crypto';
+import { userInfo } from 'node:os';
 import pg from 'pg';
 
 /** BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else the local server. */
 export function adminDatabaseUrl(env: NodeJS.ProcessEnv): { url: string; explicit: boolean } {
   const url = env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL || env.DATABASE_URL;
-  return url ? { url, explicit: true } : { url: `postgres://${process.env.PGUSER ?? process.env.USER ?? 'postgres'}@127.0.0.1:5432/postgres`, explicit: false };
+  const user = env.PGUSER || env.USER || userInfo().username;
+  return url
+    ? { url, explicit: true }
+    : { url: `postgres://${encodeURIComponent(user)}@127.0.0.1:5432/postgres`, explicit: false };
 }
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
