@@ -20,6 +20,7 @@ declare module 'autocannon' {
     amount?: number;
     timeout?: number;
     pipelining?: number;
+    reconnectRate?: number;
     requests?: AutocannonRequest[];
     setupClient?: (client: AutocannonClient) => void;
   }

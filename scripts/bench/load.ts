@@ -33,6 +33,9 @@ export interface LoadResult {
   status: Record<string, number>;
 }
 
+/** The service's `server.maxRequestsPerSocket` (src/adapters/http/server.ts). */
+export const REQUESTS_PER_CONNECTION = 1000;
+
 /** Runs autocannon for `durationS` and records every response's latency at full resolution. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const requests: AutocannonRequest[] = options.requests.map((request) => ({
@@ -48,6 +51,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.durationS,
     timeout: 10,
+    // The service ends a keep-alive connection after 1,000 requests (server.maxRequestsPerSocket):
+    // its 1,000th answer says `Connection: close` and later requests on it get 503. Browsers and
+    // proxies reconnect; autocannon ignores the header, so it reconnects on this count instead
+    // (the answer it reconnects on, one in 1,000, is not recorded).
+    reconnectRate: REQUESTS_PER_CONNECTION,
     requests,
     // Every connection starts at its own offset in the request list.
     setupClient: (client) => {

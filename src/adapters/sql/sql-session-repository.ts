@@ -51,6 +51,30 @@ function sessionFromRow(row: SessionRow): SessionRecord {
   };
 }
 
+/** The timestamp columns of the hot-path row, which JSON carries as ISO 8601 strings. */
+const SESSION_USER_DATES = [
+  's_created_at',
+  'last_seen_at',
+  'expires_at',
+  'password_changed_at',
+  'credentials_expire_at',
+  'first_login_at',
+  'created_at',
+] as const;
+
+type DateColumn = (typeof SESSION_USER_DATES)[number];
+type JsonSessionUserRow = Omit<SessionRow & UserRow, DateColumn> & Record<DateColumn, string | null>;
+
+/** Turns the JSON row's timestamps back into Dates, in place (the object is the driver's fresh parse). */
+function fromJsonRow(json: JsonSessionUserRow): SessionRow & UserRow {
+  const row = json as unknown as Record<DateColumn, string | Date | null>;
+  for (const column of SESSION_USER_DATES) {
+    const value = row[column];
+    if (typeof value === 'string') row[column] = new Date(value);
+  }
+  return json as unknown as SessionRow & UserRow;
+}
+
 export class SqlSessionRepository implements SessionRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
@@ -81,17 +105,24 @@ export class SqlSessionRepository implements SessionRepository {
     );
   }
 
-  /** The hot path: one primary-key lookup joined with the user and backend, a prepared statement. */
+  /**
+   * The hot path: one primary-key lookup joined with the user and backend, a prepared statement.
+   * The row comes back as one JSON value (`row_to_json`): decoding one column instead of 41 nearly halves
+   * the driver's work per request (docs/performance.md); only the timestamps need converting.
+   */
   async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
-    const { rows } = await this.sql.query<SessionRow & UserRow>(
-      `SELECT ${SESSION_COLUMNS}, ${USER_COLUMNS}
-         FROM sessions s JOIN users u ON u.user_id = s.user_id LEFT JOIN backends b ON b.name = u.backend_name
-        WHERE s.token_hash = $1`,
+    const { rows } = await this.sql.query<{ r: JsonSessionUserRow | string }>(
+      `SELECT row_to_json(x) AS r FROM (
+         SELECT ${SESSION_COLUMNS}, ${USER_COLUMNS}
+           FROM sessions s JOIN users u ON u.user_id = s.user_id LEFT JOIN backends b ON b.name = u.backend_name
+          WHERE s.token_hash = $1) x`,
       [tokenHash],
       'session_by_token_hash',
     );
-    const row = rows[0];
-    return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    const found = rows[0]?.r;
+    if (!found) return null;
+    const row = fromJsonRow(typeof found === 'string' ? (JSON.parse(found) as JsonSessionUserRow) : found);
+    return { session: sessionFromRow(row), user: userFromRow(row) };
   }
 
   async touch(tokenHash: string, now: Date): Promise<void> {
