@@ -184,7 +184,7 @@ export async function storeLookupCeiling(options: {
     statementTimeoutMs: 10_000,
   });
   try {
-    const sessions = new SqlSessionRepository(client);
+    const sessions = new SqlSessionRepository(client, { batchLookups: true });
     const result = await hammer(options.durationS, options.concurrency, async (index) => {
       const found = await sessions.findByTokenHash(options.tokenHashes[index % options.tokenHashes.length]!);
       if (!found) throw new Error('seeded session not found');

@@ -1,7 +1,8 @@
 /**
  * Summarises a V8 .cpuprofile (from `node --cpu-prof`, e.g. BENCH_CPU_PROF=dir npm run bench):
  * self time by package/file and the heaviest functions.
- * Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [top] [last-seconds]
+ * Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [top] [last-seconds | from:to]
+ * (`from:to`: seconds after the profile's start, e.g. `3:18` for the session phases of a short run).
  */
 import { readFileSync } from 'node:fs';
 
@@ -32,14 +33,23 @@ function area(url: string): string {
   return src === -1 ? url : url.slice(src + 1);
 }
 
-/** `lastS`: only the samples of the profile's last seconds (e.g. the phase before the service stopped). */
-export function summariseProfile(profile: Profile, top = 25, lastS = Number.POSITIVE_INFINITY): string {
+/** A window of the profile in seconds after its start; `{ lastS }` counts back from its end. */
+export type ProfileWindow = { fromS: number; toS: number } | { lastS: number };
+
+/** Self time inside `window` (default: the whole profile), by area and by function. */
+export function summariseProfile(
+  profile: Profile,
+  top = 25,
+  window: ProfileWindow = { lastS: Number.POSITIVE_INFINITY },
+): string {
   const selfUs = new Map<number, number>();
-  const from = profile.endTime - lastS * 1e6;
+  const from =
+    'lastS' in window ? profile.endTime - window.lastS * 1e6 : profile.startTime + window.fromS * 1e6;
+  const to = 'lastS' in window ? profile.endTime : profile.startTime + window.toS * 1e6;
   let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     at += profile.timeDeltas[i] ?? 0;
-    if (at < from) continue;
+    if (at < from || at > to) continue;
     const id = profile.samples[i]!;
     selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
@@ -70,12 +80,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const file = process.argv[2];
   if (!file) {
     process.stderr.write(
-      'usage: tsx scripts/bench/profile-summary.ts FILE.cpuprofile [top] [last-seconds]\n',
+      'usage: tsx scripts/bench/profile-summary.ts FILE.cpuprofile [top] [last-seconds | from:to]\n',
     );
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const top = Number(process.argv[3] ?? 25);
-  const lastS = process.argv[4] ? Number(process.argv[4]) : Number.POSITIVE_INFINITY;
-  process.stdout.write(`${summariseProfile(profile, top, lastS)}\n`);
+  const raw = process.argv[4];
+  const [fromS, toS] = (raw ?? '').split(':').map(Number);
+  const window: ProfileWindow =
+    raw?.includes(':') && fromS !== undefined && toS !== undefined
+      ? { fromS, toS }
+      : { lastS: raw ? Number(raw) : Number.POSITIVE_INFINITY };
+  process.stdout.write(`${summariseProfile(profile, top, window)}\n`);
 }

@@ -78,6 +78,35 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.findByTokenHash(hex(32))).toBeNull();
     });
 
+    it('answers many concurrent lookups each with its own session (known, unknown, repeated)', async () => {
+      const created = [newSession(alice.userId), newSession(bob.userId), newSession(alice.userId)];
+      for (const session of created) await sessions.create(session);
+      const unknown = hex(32);
+      const asked = [...created, ...created].map((session) => session.tokenHash).concat(unknown);
+      const found = await Promise.all(asked.map((tokenHash) => sessions.findByTokenHash(tokenHash)));
+      expect(found.map((item) => item?.session.tokenHash ?? null)).toEqual(
+        asked.map((tokenHash) => (tokenHash === unknown ? null : tokenHash)),
+      );
+      expect(found.map((item) => item?.user.userId ?? null)).toEqual(
+        asked.map((tokenHash) => created.find((session) => session.tokenHash === tokenHash)?.userId ?? null),
+      );
+    });
+
+    it('a lookup asked for after a session ended never finds it, even among concurrent lookups', async () => {
+      const ending = newSession(alice.userId);
+      const staying = newSession(alice.userId);
+      await sessions.create(ending);
+      await sessions.create(staying);
+      expect(await sessions.findByTokenHash(ending.tokenHash)).not.toBeNull();
+      await sessions.deleteByTokenHash(ending.tokenHash);
+      const [ended, kept] = await Promise.all([
+        sessions.findByTokenHash(ending.tokenHash),
+        sessions.findByTokenHash(staying.tokenHash),
+      ]);
+      expect(ended).toBeNull();
+      expect(kept?.session).toEqual(staying);
+    });
+
     it('stores null client details', async () => {
       const session = newSession(bob.userId, { clientAddress: null, userAgent: null });
       await sessions.create(session);

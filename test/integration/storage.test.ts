@@ -1,8 +1,9 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { observedSqlClient } from '../../src/adapters/metrics/observed-sql-client.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { sessionRepositoryContract } from '../contract/session-repository.contract.js';
+import { newSession, sessionRepositoryContract } from '../contract/session-repository.contract.js';
 import { throttleStoreContract } from '../contract/throttle-store.contract.js';
-import { userRepositoryContract } from '../contract/user-repository.contract.js';
+import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
 import { forEachStore, repositories, truncateAll } from '../support/databases.js';
 
 // One database per store for this file, emptied before each test: isolation without paying
@@ -25,4 +26,25 @@ forEachStore('SQL storage', (open) => {
   userRepositoryContract(fresh);
   sessionRepositoryContract(fresh);
   throttleStoreContract(fresh);
+
+  describe('unbatched session lookups (as inside a transaction)', () => {
+    sessionRepositoryContract(async () => {
+      await truncateAll(client);
+      return { ...repositories(client, { batchLookups: false }), close: async () => {} };
+    });
+  });
+
+  it('sends the session lookups of one event-loop turn as one statement', async () => {
+    await truncateAll(client);
+    const statements: (string | undefined)[] = [];
+    const observed = observedSqlClient(client, ({ statement }) => statements.push(statement));
+    const { users, sessions } = repositories(observed);
+    const user = await users.create(newUser({ username: 'batched' }), T0);
+    const created = Array.from({ length: 20 }, () => newSession(user.userId));
+    for (const session of created) await sessions.create(session);
+    statements.length = 0;
+    const found = await Promise.all(created.map((session) => sessions.findByTokenHash(session.tokenHash)));
+    expect(found.map((item) => item?.session.tokenHash)).toEqual(created.map((session) => session.tokenHash));
+    expect(statements).toEqual(['session_by_token_hash']);
+  });
 });

@@ -190,11 +190,12 @@ export interface Repositories {
   audit: SqlAuditLog;
 }
 
-export function repositories(client: SqlClient): Repositories {
+/** The repositories as SqlStore builds them outside a transaction (session lookups batched). */
+export function repositories(client: SqlClient, options: { batchLookups?: boolean } = {}): Repositories {
   return {
     users: new SqlUserRepository(client),
     directory: new SqlDirectoryRepository(client),
-    sessions: new SqlSessionRepository(client),
+    sessions: new SqlSessionRepository(client, { batchLookups: options.batchLookups ?? true }),
     throttle: new SqlThrottleStore(client),
     audit: new SqlAuditLog(client),
   };

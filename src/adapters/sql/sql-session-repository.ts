@@ -1,5 +1,6 @@
 import type { LoginMethod, SessionRecord, SessionWithUser } from '../../domain/session/session.js';
 import type { SessionRepository } from '../../domain/session/session-repository.port.js';
+import { LookupBatcher } from './lookup-batcher.js';
 import type { SqlExecutor } from './sql-client.js';
 import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
 
@@ -75,8 +76,24 @@ function fromJsonRow(json: JsonSessionUserRow): SessionRow & UserRow {
   return json as unknown as SessionRow & UserRow;
 }
 
+/** Lookups per batched query: 64 rows of about 1 kB each stay one small answer. */
+const MAX_LOOKUP_BATCH = 64;
+
 export class SqlSessionRepository implements SessionRepository {
-  constructor(private readonly sql: SqlExecutor) {}
+  private readonly batcher: LookupBatcher<string, SessionWithUser> | null;
+
+  /**
+   * `batchLookups` is for the store's top-level repository only: inside a transaction each lookup
+   * must run on that transaction's connection, in order.
+   */
+  constructor(
+    private readonly sql: SqlExecutor,
+    options: { batchLookups?: boolean } = {},
+  ) {
+    this.batcher = options.batchLookups
+      ? new LookupBatcher((hashes) => this.findManyByTokenHash(hashes), MAX_LOOKUP_BATCH)
+      : null;
+  }
 
   async create(session: SessionRecord): Promise<void> {
     await this.sql.query(
@@ -109,20 +126,28 @@ export class SqlSessionRepository implements SessionRepository {
    * The hot path: one primary-key lookup joined with the user and backend, a prepared statement.
    * The row comes back as one JSON value (`row_to_json`): decoding one column instead of 41 nearly halves
    * the driver's work per request (docs/performance.md); only the timestamps need converting.
+   * Outside a transaction, the lookups of one event-loop turn share one query (LookupBatcher).
    */
   async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
+    if (this.batcher) return this.batcher.load(tokenHash);
+    return (await this.findManyByTokenHash([tokenHash])).get(tokenHash) ?? null;
+  }
+
+  private async findManyByTokenHash(tokenHashes: string[]): Promise<Map<string, SessionWithUser>> {
     const { rows } = await this.sql.query<{ r: JsonSessionUserRow | string }>(
       `SELECT row_to_json(x) AS r FROM (
          SELECT ${SESSION_COLUMNS}, ${USER_COLUMNS}
            FROM sessions s JOIN users u ON u.user_id = s.user_id LEFT JOIN backends b ON b.name = u.backend_name
-          WHERE s.token_hash = $1) x`,
-      [tokenHash],
+          WHERE s.token_hash = ANY($1::text[])) x`,
+      [tokenHashes],
       'session_by_token_hash',
     );
-    const found = rows[0]?.r;
-    if (!found) return null;
-    const row = fromJsonRow(typeof found === 'string' ? (JSON.parse(found) as JsonSessionUserRow) : found);
-    return { session: sessionFromRow(row), user: userFromRow(row) };
+    const found = new Map<string, SessionWithUser>();
+    for (const { r } of rows) {
+      const row = fromJsonRow(typeof r === 'string' ? (JSON.parse(r) as JsonSessionUserRow) : r);
+      found.set(row.token_hash, { session: sessionFromRow(row), user: userFromRow(row) });
+    }
+    return found;
   }
 
   async touch(tokenHash: string, now: Date): Promise<void> {

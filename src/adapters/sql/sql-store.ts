@@ -6,10 +6,10 @@ import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
 
-function repositoriesOn(sql: SqlExecutor): Repositories {
+function repositoriesOn(sql: SqlExecutor, options: { batchLookups: boolean }): Repositories {
   return {
     users: new SqlUserRepository(sql),
-    sessions: new SqlSessionRepository(sql),
+    sessions: new SqlSessionRepository(sql, options),
     throttle: new SqlThrottleStore(sql),
     directory: new SqlDirectoryRepository(sql),
     audit: new SqlAuditLog(sql),
@@ -28,7 +28,7 @@ export class SqlStore implements Store {
     readonly client: SqlClient,
     private readonly migrations: Migration[],
   ) {
-    const repositories = repositoriesOn(client);
+    const repositories = repositoriesOn(client, { batchLookups: true });
     this.users = repositories.users;
     this.sessions = repositories.sessions;
     this.throttle = repositories.throttle;
@@ -37,7 +37,7 @@ export class SqlStore implements Store {
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    return this.client.transaction((tx) => work(repositoriesOn(tx)));
+    return this.client.transaction((tx) => work(repositoriesOn(tx, { batchLookups: false })));
   }
 
   async isReady(): Promise<boolean> {
