@@ -32,7 +32,7 @@ export class ChangePassword {
   ): Promise<LoginResult> {
     const { user } = current;
     const keys = LoginThrottle.keys(user.username, input.client.clientAddress);
-    await this.throttle.assertAllowed(keys, this.clock.now());
+    const standing = await this.throttle.assertAllowed(keys, this.clock.now());
 
     const verified = user.passwordHash
       ? await this.hasher.verify(user.passwordHash, input.oldPassword)
@@ -86,7 +86,7 @@ export class ChangePassword {
     const hash = await this.hasher.hash(input.newPassword);
     const result = await this.store.transaction(async (repositories) => {
       const now = this.clock.now();
-      await this.throttle.recordSuccess(keys, repositories.throttle);
+      await this.throttle.recordSuccess(keys, repositories.throttle, standing);
       await repositories.users.setPassword(user.userId, hash, { mustChange: false, now });
       // The other sessions end (revoked); this one is replaced by a new id (rotated).
       const others = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);

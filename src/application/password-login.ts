@@ -36,7 +36,7 @@ export class PasswordLogin {
 
   async execute(input: PasswordLoginInput): Promise<LoginResult> {
     const keys = LoginThrottle.keys(input.username, input.client.clientAddress);
-    await this.throttle.assertAllowed(keys, this.clock.now());
+    const standing = await this.throttle.assertAllowed(keys, this.clock.now());
 
     const user = await this.store.users.findByUsername(input.username);
     // Same work whatever the outcome: an unknown user (or one without a password) verifies a dummy hash.
@@ -97,7 +97,7 @@ export class PasswordLogin {
 
     // The throttle reset, the session and its audit record commit together.
     const result = await this.store.transaction(async (repositories) => {
-      await this.throttle.recordSuccess(keys, repositories.throttle);
+      await this.throttle.recordSuccess(keys, repositories.throttle, standing);
       if (upgraded && account.passwordHash) {
         // Compare-and-set: a concurrent password change wins over this upgrade.
         await repositories.users.upgradePasswordHash(account.userId, account.passwordHash, upgraded);

@@ -39,8 +39,11 @@ export class SessionIssuer {
     if (input.presentedToken)
       await repositories.sessions.deleteByTokenHash(hashSessionToken(input.presentedToken));
 
+    // A first login, once recorded, is never cleared: a user read with one needs no write.
     const isFirstLogin =
-      input.countAsLogin === false ? false : await repositories.users.markFirstLogin(input.user.userId, now);
+      input.countAsLogin === false || input.user.firstLoginAt !== null
+        ? false
+        : await repositories.users.markFirstLogin(input.user.userId, now);
     const token = newSessionToken(this.random);
     const expiresAt = new Date(now.getTime() + this.settings.absoluteTimeoutS * 1000);
     const handle = newSessionHandle(this.random);

@@ -1,4 +1,8 @@
-import { LoginThrottle, type ThrottleSettings } from '../domain/login/login-throttle.js';
+import {
+  LoginThrottle,
+  type ThrottleSettings,
+  type ThrottleStanding,
+} from '../domain/login/login-throttle.js';
 import type { ThrottleStore } from '../domain/login/throttle-store.port.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 
@@ -16,9 +20,12 @@ export class ReportingLoginThrottle extends LoginThrottle {
     super(store, settings);
   }
 
-  override async assertAllowed(keys: { user: string; address: string | null }, now: Date): Promise<void> {
+  override async assertAllowed(
+    keys: { user: string; address: string | null },
+    now: Date,
+  ): Promise<ThrottleStanding> {
     try {
-      await super.assertAllowed(keys, now);
+      return await super.assertAllowed(keys, now);
     } catch (error) {
       if (isDomainError(error) && error.code === 'TOO_MANY_ATTEMPTS') this.onRefused();
       throw error;

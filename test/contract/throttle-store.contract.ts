@@ -58,19 +58,19 @@ export function throttleStoreContract(open: () => Promise<ThrottleStoreHandle>):
 
     it('blocks a key; a block is extended but never shortened', async () => {
       await throttle.recordFailure('user:dave', at(0), windowS);
-      expect(await throttle.blockedUntil(['user:dave'], at(0))).toBeNull();
+      expect((await throttle.check(['user:dave'], at(0))).blockedUntil).toBeNull();
       await throttle.block('user:dave', at(60));
-      expect(await throttle.blockedUntil(['user:dave'], at(0))).toEqual(at(60));
+      expect((await throttle.check(['user:dave'], at(0))).blockedUntil).toEqual(at(60));
       await throttle.block('user:dave', at(30));
-      expect(await throttle.blockedUntil(['user:dave'], at(0))).toEqual(at(60));
+      expect((await throttle.check(['user:dave'], at(0))).blockedUntil).toEqual(at(60));
       await throttle.block('user:dave', at(120));
-      expect(await throttle.blockedUntil(['user:dave'], at(0))).toEqual(at(120));
+      expect((await throttle.check(['user:dave'], at(0))).blockedUntil).toEqual(at(120));
       // A new failure keeps the block.
       await throttle.recordFailure('user:dave', at(1), windowS);
-      expect(await throttle.blockedUntil(['user:dave'], at(1))).toEqual(at(120));
+      expect((await throttle.check(['user:dave'], at(1))).blockedUntil).toEqual(at(120));
     });
 
-    it('blockedUntil gives the latest block among the keys that is still in the future', async () => {
+    it('check gives the latest block among the keys that is still in the future', async () => {
       for (const key of ['user:erin', 'addr:192.0.2.7', 'addr:192.0.2.8']) {
         await throttle.recordFailure(key, at(0), windowS);
       }
@@ -78,15 +78,30 @@ export function throttleStoreContract(open: () => Promise<ThrottleStoreHandle>):
       await throttle.block('addr:192.0.2.7', at(200));
       await throttle.block('addr:192.0.2.8', at(50));
       const keys = ['user:erin', 'addr:192.0.2.7', 'user:unknown'];
-      expect(await throttle.blockedUntil(keys, at(0))).toEqual(at(200));
-      expect(await throttle.blockedUntil(['user:erin', 'addr:192.0.2.8'], at(0))).toEqual(at(100));
+      expect((await throttle.check(keys, at(0))).blockedUntil).toEqual(at(200));
+      expect((await throttle.check(['user:erin', 'addr:192.0.2.8'], at(0))).blockedUntil).toEqual(at(100));
       // Past blocks are ignored.
-      expect(await throttle.blockedUntil(['user:erin', 'addr:192.0.2.8'], at(100))).toBeNull();
-      expect(await throttle.blockedUntil(['user:erin', 'addr:192.0.2.8'], at(75))).toEqual(at(100));
-      expect(await throttle.blockedUntil(keys, at(150))).toEqual(at(200));
-      expect(await throttle.blockedUntil(keys, at(200))).toBeNull();
-      expect(await throttle.blockedUntil(['user:unknown'], at(0))).toBeNull();
-      expect(await throttle.blockedUntil([], at(0))).toBeNull();
+      expect((await throttle.check(['user:erin', 'addr:192.0.2.8'], at(100))).blockedUntil).toBeNull();
+      expect((await throttle.check(['user:erin', 'addr:192.0.2.8'], at(75))).blockedUntil).toEqual(at(100));
+      expect((await throttle.check(keys, at(150))).blockedUntil).toEqual(at(200));
+      expect((await throttle.check(keys, at(200))).blockedUntil).toBeNull();
+      expect((await throttle.check(['user:unknown'], at(0))).blockedUntil).toBeNull();
+      expect((await throttle.check([], at(0))).blockedUntil).toBeNull();
+    });
+
+    it('check names the keys that have failures on record, blocked or not', async () => {
+      expect((await throttle.check(['user:hank', 'addr:192.0.2.9'], at(0))).keysWithFailures).toEqual([]);
+      await throttle.recordFailure('addr:192.0.2.9', at(0), windowS);
+      expect((await throttle.check(['user:hank', 'addr:192.0.2.9'], at(0))).keysWithFailures).toEqual([
+        'addr:192.0.2.9',
+      ]);
+      await throttle.recordFailure('user:hank', at(0), windowS);
+      await throttle.block('user:hank', at(10));
+      const both = await throttle.check(['user:hank', 'addr:192.0.2.9'], at(20));
+      expect([...both.keysWithFailures].sort()).toEqual(['addr:192.0.2.9', 'user:hank']);
+      expect(both.blockedUntil).toBeNull();
+      await throttle.reset('user:hank');
+      expect((await throttle.check(['user:hank'], at(20))).keysWithFailures).toEqual([]);
     });
 
     it('reset forgets the failures and the block of one key only', async () => {
@@ -97,9 +112,9 @@ export function throttleStoreContract(open: () => Promise<ThrottleStoreHandle>):
       await throttle.block('user:grace', at(300));
 
       await throttle.reset('user:frank');
-      expect(await throttle.blockedUntil(['user:frank'], at(2))).toBeNull();
+      expect((await throttle.check(['user:frank'], at(2))).blockedUntil).toBeNull();
       expect(await throttle.recordFailure('user:frank', at(3), windowS)).toBe(1);
-      expect(await throttle.blockedUntil(['user:grace'], at(2))).toEqual(at(300));
+      expect((await throttle.check(['user:grace'], at(2))).blockedUntil).toEqual(at(300));
       expect(await throttle.recordFailure('user:grace', at(3), windowS)).toBe(2);
       await expect(throttle.reset('user:unknown')).resolves.toBeUndefined();
     });
@@ -122,7 +137,7 @@ export function throttleStoreContract(open: () => Promise<ThrottleStoreHandle>):
         expect(await throttle.recordFailure(key, at(2001), 100_000)).toBe(1);
       }
       expect(await throttle.recordFailure('k:old-blocked', at(2001), 100_000)).toBe(2);
-      expect(await throttle.blockedUntil(['k:old-blocked'], at(2001))).toEqual(at(10_000));
+      expect((await throttle.check(['k:old-blocked'], at(2001))).blockedUntil).toEqual(at(10_000));
       expect(await throttle.recordFailure('k:recent', at(2001), 100_000)).toBe(2);
     });
   });

@@ -142,6 +142,31 @@ describe('metrics on the main port [pglite]', () => {
     expect(delta('gatehouse_logins_total', { outcome: 'throttled' })).toBe(0);
   });
 
+  it('a login writes only what it must: the first-login mark once, the throttle reset after a failure', async () => {
+    await seedUser(server, { username: 'metrics-dee', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+    const statementCount = async (statement: string) =>
+      value((await scrape(server.url)).samples, 'gatehouse_store_query_duration_seconds_count', {
+        statement,
+      });
+    const counted = async () => ({
+      mark: await statementCount('user_mark_first_login'),
+      reset: await statementCount('throttle_reset'),
+    });
+    const client = new TestClient(server.url);
+    const login = async (password: string) =>
+      (await client.post('/api/v1/login/', { username: 'metrics-dee', password })).status;
+
+    const start = await counted();
+    expect(await login(PASSWORD)).toBe(200);
+    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset });
+    expect(await login(PASSWORD)).toBe(200);
+    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset });
+    expect(await login('wrong')).toBe(401);
+    server.clock.advanceSeconds(5); // past the 2 s block that LOGIN_MAX_FAILURES=1 set
+    expect(await login(PASSWORD)).toBe(200);
+    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset + 1 });
+  });
+
   it('times store statements by name, and exposes process metrics', async () => {
     const { samples } = await scrape(server.url);
     const count = (labels: Record<string, string>) =>

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS_FAILURE_FACTOR, LoginThrottle } from '../../src/domain/login/login-throttle.js';
-import type { ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
+import type { ThrottleCheck, ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 
 /** The ThrottleStore port in memory, following the port's documented semantics. */
 class MemoryThrottleStore implements ThrottleStore {
   readonly rows = new Map<string, { failures: number; windowStart: number; blockedUntil: number | null }>();
 
-  async blockedUntil(keys: string[], now: Date): Promise<Date | null> {
+  async check(keys: string[], now: Date): Promise<ThrottleCheck> {
     let latest: number | null = null;
     for (const key of keys) {
       const until = this.rows.get(key)?.blockedUntil ?? null;
       if (until !== null && until > now.getTime() && (latest === null || until > latest)) latest = until;
     }
-    return latest === null ? null : new Date(latest);
+    return {
+      blockedUntil: latest === null ? null : new Date(latest),
+      keysWithFailures: keys.filter((key) => this.rows.has(key)),
+    };
   }
 
   async recordFailure(key: string, now: Date, windowS: number): Promise<number> {
@@ -104,13 +107,13 @@ describe('LoginThrottle per account', () => {
     const { throttle } = setup();
     expect(await throttle.recordFailure(keys, at(0))).toEqual({ blocked: false });
     expect(await throttle.recordFailure(keys, at(0))).toEqual({ blocked: false });
-    await expect(throttle.assertAllowed(keys, at(0))).resolves.toBeUndefined();
+    await expect(throttle.assertAllowed(keys, at(0))).resolves.toHaveProperty('accountHasFailures');
     expect(await throttle.recordFailure(keys, at(0))).toEqual({ blocked: true });
 
     const error = await refusal(throttle.assertAllowed(keys, at(0)));
     expect(error.code).toBe('TOO_MANY_ATTEMPTS');
     expect(error.retryAfterS).toBe(2);
-    await expect(throttle.assertAllowed(keys, at(2))).resolves.toBeUndefined();
+    await expect(throttle.assertAllowed(keys, at(2))).resolves.toHaveProperty('accountHasFailures');
   });
 
   it('grows the block with every further failure: 2, 4, 8, 16 s', async () => {
@@ -119,7 +122,7 @@ describe('LoginThrottle per account', () => {
     let now = 0;
     for (let failure = 1; failure <= 6; failure++) {
       await throttle.recordFailure(keys, at(now));
-      const until = await store.blockedUntil([keys.user], at(now));
+      const until = (await store.check([keys.user], at(now))).blockedUntil;
       const blockS = until ? (until.getTime() - at(now).getTime()) / 1000 : 0;
       blocks.push(blockS);
       now += blockS;
@@ -133,7 +136,7 @@ describe('LoginThrottle per account', () => {
     expect((await refusal(throttle.assertAllowed(keys, at(0)))).retryAfterS).toBe(3);
     expect((await refusal(throttle.assertAllowed(keys, at(1.9)))).retryAfterS).toBe(1);
     expect((await refusal(throttle.assertAllowed(keys, at(2.499)))).retryAfterS).toBe(1);
-    await expect(throttle.assertAllowed(keys, at(2.5))).resolves.toBeUndefined();
+    await expect(throttle.assertAllowed(keys, at(2.5))).resolves.toHaveProperty('accountHasFailures');
   });
 
   it('reports the latest block among the account and the address', async () => {
@@ -145,6 +148,29 @@ describe('LoginThrottle per account', () => {
       blockedUntil: at(60).getTime(),
     });
     expect((await refusal(throttle.assertAllowed(keys, at(0)))).retryAfterS).toBe(60);
+  });
+
+  it('tells whether the account has failures on record, and a success with none writes nothing', async () => {
+    const { throttle, store } = setup();
+    let resets = 0;
+    const reset = store.reset.bind(store);
+    store.reset = async (key) => {
+      resets += 1;
+      await reset(key);
+    };
+    const clean = await throttle.assertAllowed(keys, at(0));
+    expect(clean).toEqual({ accountHasFailures: false });
+    await throttle.recordSuccess(keys, store, clean);
+    expect(resets).toBe(0);
+    await throttle.recordFailure(keys, at(0));
+    const failing = await throttle.assertAllowed(keys, at(0));
+    expect(failing).toEqual({ accountHasFailures: true });
+    await throttle.recordSuccess(keys, store, failing);
+    expect(resets).toBe(1);
+    expect(store.rows.has(keys.user)).toBe(false);
+    // Failures of the client address alone are not the account's.
+    store.rows.set(keys.address!, { failures: 3, windowStart: T0.getTime(), blockedUntil: null });
+    expect(await throttle.assertAllowed(keys, at(0))).toEqual({ accountHasFailures: false });
   });
 
   it('forgets the failures of the account after a success', async () => {
@@ -174,7 +200,7 @@ describe('LoginThrottle per account', () => {
     await expect(throttle.assertAllowed(keys, at(0))).rejects.toThrow(DomainError);
     await expect(
       throttle.assertAllowed(LoginThrottle.keys('bob', '10.0.0.1'), at(0)),
-    ).resolves.toBeUndefined();
+    ).resolves.toHaveProperty('accountHasFailures');
   });
 });
 
@@ -190,7 +216,7 @@ describe('LoginThrottle per client address', () => {
     }
     await expect(
       throttle.assertAllowed(LoginThrottle.keys('fresh', '10.0.0.9'), at(0)),
-    ).resolves.toBeUndefined();
+    ).resolves.toHaveProperty('accountHasFailures');
     // The 30th blocks the address for every account, not other addresses.
     expect(await throttle.recordFailure(LoginThrottle.keys('user29', '10.0.0.9'), at(0))).toEqual({
       blocked: true,
@@ -200,8 +226,10 @@ describe('LoginThrottle per client address', () => {
     expect(error.retryAfterS).toBe(2);
     await expect(
       throttle.assertAllowed(LoginThrottle.keys('fresh', '10.0.0.10'), at(0)),
-    ).resolves.toBeUndefined();
-    await expect(throttle.assertAllowed(LoginThrottle.keys('fresh', null), at(0))).resolves.toBeUndefined();
+    ).resolves.toHaveProperty('accountHasFailures');
+    await expect(throttle.assertAllowed(LoginThrottle.keys('fresh', null), at(0))).resolves.toHaveProperty(
+      'accountHasFailures',
+    );
   });
 
   it('counts only the account when the address is unknown', async () => {

@@ -76,8 +76,12 @@ function fromJsonRow(json: JsonSessionUserRow): SessionRow & UserRow {
   return json as unknown as SessionRow & UserRow;
 }
 
-/** Lookups per batched query: 64 rows of about 1 kB each stay one small answer. */
-const MAX_LOOKUP_BATCH = 64;
+/**
+ * Session lookups per query (64 rows of about 1 kB stay one small answer), and queries out at once:
+ * two keep the database busy while the next batch gathers (measured against one and unlimited in
+ * docs/performance.md).
+ */
+const LOOKUP_LIMITS = { maxBatch: 64, maxInFlight: 2 };
 
 export class SqlSessionRepository implements SessionRepository {
   private readonly batcher: LookupBatcher<string, SessionWithUser> | null;
@@ -91,7 +95,7 @@ export class SqlSessionRepository implements SessionRepository {
     options: { batchLookups?: boolean } = {},
   ) {
     this.batcher = options.batchLookups
-      ? new LookupBatcher((hashes) => this.findManyByTokenHash(hashes), MAX_LOOKUP_BATCH)
+      ? new LookupBatcher((hashes) => this.findManyByTokenHash(hashes), LOOKUP_LIMITS)
       : null;
   }
 

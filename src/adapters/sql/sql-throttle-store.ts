@@ -1,16 +1,17 @@
-import type { ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type { ThrottleCheck, ThrottleStore } from '../../domain/login/throttle-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
 
 export class SqlThrottleStore implements ThrottleStore {
   constructor(private readonly sql: SqlExecutor) {}
 
-  async blockedUntil(keys: string[], now: Date): Promise<Date | null> {
-    const { rows } = await this.sql.query<{ until: Date | null }>(
-      'SELECT max(blocked_until) AS until FROM login_throttle WHERE key = ANY($1::text[]) AND blocked_until > $2',
+  async check(keys: string[], now: Date): Promise<ThrottleCheck> {
+    const { rows } = await this.sql.query<{ until: Date | null; keys: string[] | null }>(
+      `SELECT max(blocked_until) FILTER (WHERE blocked_until > $2) AS until, array_agg(key) AS keys
+         FROM login_throttle WHERE key = ANY($1::text[])`,
       [keys, now],
-      'throttle_blocked_until',
+      'throttle_check',
     );
-    return rows[0]?.until ?? null;
+    return { blockedUntil: rows[0]?.until ?? null, keysWithFailures: rows[0]?.keys ?? [] };
   }
 
   /** One atomic upsert: concurrent failures each count once (row lock on conflict). */

@@ -7,6 +7,11 @@ export interface ThrottleSettings {
   windowS: number;
 }
 
+/** What `assertAllowed` learnt about an attempt that may go on. */
+export interface ThrottleStanding {
+  accountHasFailures: boolean;
+}
+
 /** A client address may fail this many times more than one account before it is slowed down. */
 export const ADDRESS_FAILURE_FACTOR = 10;
 
@@ -29,15 +34,16 @@ export class LoginThrottle {
   }
 
   /** Throws TOO_MANY_ATTEMPTS with the seconds to wait while any key is blocked. */
-  async assertAllowed(keys: { user: string; address: string | null }, now: Date): Promise<void> {
+  async assertAllowed(keys: { user: string; address: string | null }, now: Date): Promise<ThrottleStanding> {
     const list = keys.address ? [keys.user, keys.address] : [keys.user];
-    const until = await this.store.blockedUntil(list, now);
+    const { blockedUntil: until, keysWithFailures } = await this.store.check(list, now);
     if (until) {
       const retryAfterS = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
       throw new DomainError('TOO_MANY_ATTEMPTS', 'Too many failed attempts. Try again later.', {
         retryAfterS,
       });
     }
+    return { accountHasFailures: keysWithFailures.includes(keys.user) };
   }
 
   delayFor(failures: number, limit: number): number {
@@ -66,7 +72,17 @@ export class LoginThrottle {
     return { blocked };
   }
 
-  async recordSuccess(keys: { user: string }, store: ThrottleStore = this.store): Promise<void> {
+  /**
+   * Forgets the account's failures. `standing` (from `assertAllowed`) saves the write when the
+   * check found none: most logins succeed at the first try. A failure recorded since that check
+   * then stays counted, which is what it would be had it come just after the success.
+   */
+  async recordSuccess(
+    keys: { user: string },
+    store: ThrottleStore = this.store,
+    standing?: ThrottleStanding,
+  ): Promise<void> {
+    if (standing && !standing.accountHasFailures) return;
     await store.reset(keys.user);
   }
 }

@@ -1,12 +1,14 @@
 /** Shared failure counters so every instance throttles alike (contract 3a). */
-export interface ThrottleState {
-  failures: number;
+export interface ThrottleCheck {
+  /** The latest block among the keys that is still in the future, or null. */
   blockedUntil: Date | null;
+  /** The keys that have failures on record (so a success knows whether there is anything to forget). */
+  keysWithFailures: string[];
 }
 
 export interface ThrottleStore {
-  /** The latest `blockedUntil` among the keys that is still in the future, or null. */
-  blockedUntil(keys: string[], now: Date): Promise<Date | null>;
+  /** One read of the keys' records: the block still in force, and which keys have failures. */
+  check(keys: string[], now: Date): Promise<ThrottleCheck>;
   /**
    * Atomically counts one failure for the key (restarting the count when the window has passed)
    * and returns the new count. Exact under concurrency: no lost updates.
