@@ -92,7 +92,13 @@ async function main(): Promise<void> {
 
   const running = await listen(gatehouse.app, config.http.port, config.http.host, config.http);
   logger.info(
-    { url: running.url, store: config.database.kind, sso: config.oidc ? 'on' : 'off' },
+    {
+      url: running.url,
+      store: config.database.kind,
+      sso: config.oidc ? 'on' : 'off',
+      // libuv's pool, on which the password hashes run (set by start.cts unless given).
+      hashing_threads: Number(process.env.UV_THREADPOOL_SIZE ?? 4),
+    },
     `Gatehouse listening on ${running.url}`,
   );
   const metricsServer =

@@ -148,7 +148,7 @@ async function measured<T extends object>(
 
 const loginBody = (username: string, password: string) => JSON.stringify({ username, password });
 
-function loginRequest(username: string, password: string): LoadRequest {
+export function loginRequest(username: string, password: string): LoadRequest {
   return {
     method: 'POST',
     path: '/api/v1/login/',
@@ -158,7 +158,7 @@ function loginRequest(username: string, password: string): LoadRequest {
 }
 
 /** Logs in `count` times for real (argon2 verify each), 8 at a time; returns the cookies. */
-async function createSessions(baseUrl: string, count: number, users: number): Promise<string[]> {
+export async function createSessions(baseUrl: string, count: number, users: number): Promise<string[]> {
   const agent = keepAliveAgent(8);
   try {
     return await pooled(count, 8, async (index) => {
@@ -434,6 +434,10 @@ function gitCommit(root: string): string | null {
   }
 }
 
+function medianPhase<T extends { req_per_s: number }>(phases: T[]): T {
+  return [...phases].sort((a, b) => a.req_per_s - b.req_per_s)[Math.floor(phases.length / 2)]!;
+}
+
 export async function runBench(root: string, options: BenchOptions, log: Log): Promise<BenchReport> {
   const startedAt = new Date();
   const loadBefore = loadavg().map((value) => round(value, 2));
@@ -487,7 +491,13 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   const ratios: BenchReport['ratios'] = {};
   const goals: BenchReport['goals'] = {};
   for (const [store, report] of Object.entries(reports) as Array<[BenchStore, StoreReport]>) {
-    const get = report.phases.session_get;
+    // The median of the three identical session phases: one phase moves by 10-30 % on a shared machine.
+    const sessionPhases = [
+      report.phases.session_get,
+      report.phases.session_get_2,
+      report.phases.session_get_3,
+    ];
+    const get = medianPhase(sessionPhases);
     const login = report.phases.password_login;
     ratios[store] = {
       session_get_vs_bare_koa: ratio(get.req_per_s, bareKoa?.req_per_s),
@@ -504,7 +514,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       session_get_at_least_40pct_of_bare_koa:
         ratios[store].session_get_vs_bare_koa === null ? null : ratios[store].session_get_vs_bare_koa! >= 0.4,
       session_get_p99_under_10ms: get.latency_ms.p99 < 10,
-      session_get_no_errors: get.errors === 0 && get.non_2xx === 0,
+      session_get_no_errors: sessionPhases.every((phase) => phase.errors === 0 && phase.non_2xx === 0),
       password_login_at_least_90pct_of_argon2: ratios[store].password_login_vs_argon2! >= 0.9,
       rss_per_process_under_150mb: peakPerProcess > 0 ? peakPerProcess < 150 : null,
       no_memory_growth_after_phase: report.memory_leak_check.within_10_pct,

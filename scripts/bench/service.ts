@@ -1,5 +1,6 @@
-/** Starts the built service (`node dist/src/main.js`) as a child process and stops it. */
+/** Starts the built service exactly as `npm start` does, as a child process, and stops it. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +28,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The node flags and entry of package.json's `start` script (`node FLAGS... ENTRY`), so the
+ * benchmark measures the service with the settings it ships with.
+ */
+export function startCommand(root: string): { nodeArgs: string[]; entry: string } {
+  const scripts = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  const tokens = (scripts.start ?? '').split(/\s+/).filter(Boolean);
+  const entry = tokens.at(-1);
+  if (tokens[0] !== 'node' || !entry || tokens.slice(1, -1).some((token) => !token.startsWith('--'))) {
+    throw new Error(`package.json "start" is not "node --flags... entry": ${scripts.start}`);
+  }
+  return { nodeArgs: tokens.slice(1, -1), entry: join(root, entry) };
+}
+
 export async function startService(options: {
   root: string;
   env: Record<string, string>;
@@ -35,24 +52,21 @@ export async function startService(options: {
 }): Promise<RunningService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), join(options.root, 'dist/src/main.js')],
-    {
-      cwd: options.root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        BOOTSTRAP_ADMIN: 'false',
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const start = startCommand(options.root);
+  const child = spawn(process.execPath, [...start.nodeArgs, ...(options.nodeArgs ?? []), start.entry], {
+    cwd: options.root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_ADMIN: 'false',
+      ...options.env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8');

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Logger } from '../adapters/logging/logger.js';
 import { loadMigrations, type Migration, migrate } from '../adapters/sql/migrator.js';
 import { PgSqlClient } from '../adapters/sql/pg-sql-client.js';
-import { PgliteSqlClient } from '../adapters/sql/pglite-sql-client.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import { SqlStore } from '../adapters/sql/sql-store.js';
 import type { Config } from '../config/config.js';
@@ -25,6 +24,8 @@ export async function openSqlClient(config: Config, logger?: Logger): Promise<Sq
     });
   }
   mkdirSync(config.database.dataDir, { recursive: true });
+  // Loaded only here: a service on PostgreSQL does not carry the embedded database's code.
+  const { PgliteSqlClient } = await import('../adapters/sql/pglite-sql-client.js');
   return PgliteSqlClient.open(config.database.dataDir);
 }
 

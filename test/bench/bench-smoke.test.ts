@@ -28,7 +28,7 @@ function newestMtime(dir: string): number {
 
 /** dist is missing, or older than some source or migration. */
 function distIsStale(): boolean {
-  const main = join(root, 'dist/src/main.js');
+  const main = join(root, 'dist/src/start.cjs');
   if (!existsSync(main)) return true;
   const built = statSync(main).mtimeMs;
   return newestMtime(join(root, 'src')) > built || newestMtime(join(root, 'migrations')) > built;

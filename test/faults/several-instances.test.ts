@@ -3,6 +3,7 @@
  * throttling are shared through the store, a revocation on one is seen by the other at once, and
  * two processes starting together on an empty schema apply each migration once.
  */
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestPostgres, pgEnabled, type TestPgSqlClient, testMigrations } from '../support/databases.js';
 import { TestClient } from '../support/test-server.js';
@@ -36,6 +37,20 @@ describe.skipIf(!pgEnabled)('two instances on one database [postgres]', () => {
 
   const on = (service: ChildService, token: string) =>
     new TestClient(service.url).get('/api/v1/session/', { cookie: `sessionid=${token}` });
+
+  it('hashes on one thread per core unless UV_THREADPOOL_SIZE says otherwise (the process entry)', async () => {
+    expect(a.startup.hashing_threads).toBe(Math.max(2, availableParallelism()));
+    const three = await startService({
+      DATABASE_URL: serviceDatabaseUrl(db.schema),
+      UV_THREADPOOL_SIZE: '3',
+    });
+    try {
+      expect(three.startup.hashing_threads).toBe(3);
+      expect((await new TestClient(three.url).get('/healthz')).status).toBe(200);
+    } finally {
+      await three.stop();
+    }
+  });
 
   it('logs in on A, serves the session on B, logs out on B, and A refuses it at once', async () => {
     const client = new TestClient(a.url);

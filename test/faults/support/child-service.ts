@@ -1,6 +1,6 @@
 /**
- * The real service in a child process (`node --import tsx src/main.ts`, so it always runs the
- * current source without a build step), for the tests that need a process of its own: outages it
+ * The real service in a child process (`node --import tsx src/start.cts`, the process entry, so it
+ * always runs the current source without a build step), for the tests that need a process of its own: outages it
  * must survive, SIGKILL, several instances on one database. The URL comes from the
  * "Gatehouse listening on ..." JSON log line on stdout.
  */
@@ -16,6 +16,8 @@ export interface ChildService {
   readonly child: ChildProcess;
   /** The warning and error log lines so far, parsed. */
   readonly logs: Array<Record<string, unknown>>;
+  /** The "Gatehouse listening on ..." line, parsed. */
+  readonly startup: Record<string, unknown>;
   readonly stderr: () => string;
   /** True while the process has not exited. */
   alive(): boolean;
@@ -60,7 +62,7 @@ export async function startService(
   options: { startTimeoutMs?: number } = {},
 ): Promise<ChildService> {
   installExitHook();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/start.cts')], {
     cwd: ROOT,
     env: serviceEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,7 +79,7 @@ export async function startService(
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const startup = await new Promise<Record<string, unknown>>((resolve, reject) => {
     let pending = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -98,7 +100,7 @@ export async function startService(
           const match = /^Gatehouse listening on (\S+)$/.exec(String(entry.msg ?? ''));
           if (match) {
             clearTimeout(timer);
-            resolve(match[1]!);
+            resolve(entry);
           }
         } catch {
           // not a log line
@@ -112,10 +114,11 @@ export async function startService(
   });
 
   return {
-    url,
+    url: String(startup.url),
     pid: child.pid!,
     child,
     logs,
+    startup,
     stderr: () => stderr,
     alive: () => child.exitCode === null && child.signalCode === null,
     exited,
