@@ -35,16 +35,18 @@ export function errorHandler(logger: Logger): Middleware<GatehouseState> {
       ctx.body = problemBody(code, detail, requestId, error?.errors);
       ctx.type = 'application/problem+json';
     } finally {
-      logger.info(
-        {
-          request_id: requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
+      // Checked first: at the production level (warn) the hot path builds no log record at all.
+      if (logger.isLevelEnabled('info'))
+        logger.info(
+          {
+            request_id: requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          'request',
+        );
     }
   };
 }

@@ -1,9 +1,9 @@
-import type { User } from '../user/user.js';
+import type { User, UserLevel } from '../user/user.js';
 import { credentialExpiry } from './credential-expiry.js';
 
 /** Spec 2.3: the login profile. Optional members are omitted when not relevant, never null. */
 export interface Profile {
-  user_level: number;
+  user_level: UserLevel;
   is_first_login: boolean;
   platform_type?: string;
   username?: string;
