@@ -233,14 +233,15 @@ describe.skipIf(!pgEnabled)('connection pool exhaustion [postgres]', () => {
       }
       const latencies = waves.flat().map((answer) => answer.ms);
       for (const { value } of waves.flat()) expectUnavailable(value);
-      // One request holds the only connection until its statement time-out; the rest are shed
-      // once they waited DATABASE_QUEUE_TIMEOUT_MS.
-      const shed = latencies.filter((ms) => ms < POOL_STATEMENT_MS).length;
-      expect(shed).toBeGreaterThan(250);
+      // The session lookups of a wave go out as a few batched queries (lookup-batcher.ts): one holds
+      // the only connection until its statement time-out, the others are shed once they waited
+      // DATABASE_QUEUE_TIMEOUT_MS, and lookups asked for meanwhile wait for one of them. Every
+      // answer comes within one queue wait and one statement time-out (plus a margin).
       expect(Math.max(...latencies)).toBeLessThan(POOL_QUEUE_MS + POOL_STATEMENT_MS + 1500);
       for (const gauge of gauges) {
         expect(gauge.inUse).toBeLessThanOrEqual(1);
-        expect(gauge.waiting).toBeLessThanOrEqual(100);
+        // 100 requests waiting, but only a few queries in the pool's queue.
+        expect(gauge.waiting).toBeLessThanOrEqual(4);
       }
       const sorted = [...latencies].sort((a, b) => a - b);
       report(

@@ -1,7 +1,7 @@
 /**
  * An OpenID provider that misbehaves, seen through POST /api/v1/openid/login/: one that stalls
  * before discovery, and one that answers garbage (not JSON, truncated JSON, the wrong content
- * type, a body that never ends, a reset) on its discovery and token endpoints. Every case ends
+ * type, a body that never ends, a reset) on its discovery, token and JWKS endpoints. Every case ends
  * with an SSO code within OIDC_TIMEOUT_MS (plus a margin), never a 500 or a hang.
  *
  * The misbehaving provider is a tiny hand-made HTTP server (the point is its garbage); the happy
@@ -63,16 +63,23 @@ const INVALID = { status: 401, code: 'SSO_INVALID' };
  * answered; its answer failed validation). The token endpoint's body is parsed whatever its
  * content type, so JSON under text/plain is judged by its content there.
  */
-const EXPECTED: Record<string, Record<'discovery' | 'token', { status: number; code: string }>> = {
-  'an HTML page': { discovery: UNREACHABLE, token: UNREACHABLE },
-  'truncated JSON': { discovery: INVALID, token: INVALID },
-  'JSON under the wrong content type': { discovery: UNREACHABLE, token: INVALID },
-  'an empty body': { discovery: INVALID, token: INVALID },
-  'a JSON array': { discovery: INVALID, token: INVALID },
-  'a body that never ends': { discovery: UNREACHABLE, token: UNREACHABLE },
-  'a reset connection': { discovery: UNREACHABLE, token: UNREACHABLE },
-  'a body cut short by a closed connection': { discovery: UNREACHABLE, token: UNREACHABLE },
-  'no answer at all (stalled)': { discovery: UNREACHABLE, token: UNREACHABLE },
+type Endpoint = 'discovery' | 'token' | 'jwks';
+
+/** The JWKS endpoint (fetched by Gatehouse itself to verify the ID token) follows the discovery rule. */
+const EXPECTED: Record<string, Record<Endpoint, { status: number; code: string }>> = {
+  'an HTML page': { discovery: UNREACHABLE, token: UNREACHABLE, jwks: UNREACHABLE },
+  'truncated JSON': { discovery: INVALID, token: INVALID, jwks: INVALID },
+  'JSON under the wrong content type': { discovery: UNREACHABLE, token: INVALID, jwks: UNREACHABLE },
+  'an empty body': { discovery: INVALID, token: INVALID, jwks: INVALID },
+  'a JSON array': { discovery: INVALID, token: INVALID, jwks: INVALID },
+  'a body that never ends': { discovery: UNREACHABLE, token: UNREACHABLE, jwks: UNREACHABLE },
+  'a reset connection': { discovery: UNREACHABLE, token: UNREACHABLE, jwks: UNREACHABLE },
+  'a body cut short by a closed connection': {
+    discovery: UNREACHABLE,
+    token: UNREACHABLE,
+    jwks: UNREACHABLE,
+  },
+  'no answer at all (stalled)': { discovery: UNREACHABLE, token: UNREACHABLE, jwks: UNREACHABLE },
 };
 
 describe('a misbehaving OpenID provider [pglite]', () => {
@@ -81,6 +88,7 @@ describe('a misbehaving OpenID provider [pglite]', () => {
   let port: number;
   let discovery: Behaviour;
   let token: Behaviour;
+  let jwks: Behaviour;
   let server: TestServer;
   let tp: TestProvider | undefined;
   const figures: string[] = [];
@@ -103,6 +111,7 @@ describe('a misbehaving OpenID provider [pglite]', () => {
         req.resume();
         return token(req, res);
       }
+      if (req.url === '/jwks') return jwks(req, res);
       res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
@@ -129,10 +138,27 @@ describe('a misbehaving OpenID provider [pglite]', () => {
     await tp?.close();
   });
 
-  async function attempt(where: 'discovery' | 'token', name: string): Promise<void> {
+  /**
+   * A token answer whose ID token passes openid-client's claim checks (it does not verify
+   * signatures): Gatehouse then fetches the JWKS to verify the signature itself.
+   */
+  const tokenAnswer = (expectedNonce: string): Behaviour => {
+    const now = Math.floor(Date.now() / 1000);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const idToken = [
+      part({ alg: 'RS256', typ: 'JWT', kid: 'k-not-yet-known' }),
+      part({ iss: issuer, aud: CLIENT_ID, sub: 'gina', nonce: expectedNonce, iat: now, exp: now + 300 }),
+      Buffer.from('not-a-signature').toString('base64url'),
+    ].join('.');
+    return answer(
+      JSON.stringify({ access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: idToken }),
+    );
+  };
+
+  async function attempt(where: Endpoint, name: string, sentNonce = nonce()): Promise<void> {
     const { value: response, ms } = await timed(() =>
       new TestClient(server.url).post('/api/v1/openid/login/', {
-        nonce: nonce(),
+        nonce: sentNonce,
         authorization_code: 'a-code',
         redirect_uri: REDIRECT_URI,
       }),
@@ -160,6 +186,18 @@ describe('a misbehaving OpenID provider [pglite]', () => {
         discovery = answer(metadata());
         token = BEHAVIOURS[name]!;
         await attempt('token', name);
+      });
+    }
+  });
+
+  describe('on the JWKS endpoint (discovery and token fine)', () => {
+    for (const name of Object.keys(BEHAVIOURS)) {
+      it(`reports ${name} within the time-out`, async () => {
+        const sentNonce = nonce();
+        discovery = answer(metadata());
+        token = tokenAnswer(sentNonce);
+        jwks = BEHAVIOURS[name]!;
+        await attempt('jwks', name, sentNonce);
       });
     }
   });

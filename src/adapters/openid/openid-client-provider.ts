@@ -22,7 +22,7 @@ import type {
   ValidatedTokenSet,
 } from '../../domain/sso/openid-provider.port.js';
 import { JwksVerifier } from './jws-verifier.js';
-import { ssoError, translate } from './openid-errors.js';
+import { failedInTransit, ssoError, translate } from './openid-errors.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -411,11 +411,19 @@ export class OpenIdClientProvider implements OpenIdProvider {
         `JWKS HTTP ${response.status}`,
       );
     }
+    // As for discovery: an answer that is not JSON by its type is an error page of something in
+    // between (a proxy, a load balancer), so the provider itself was not reached.
+    if (!/json/i.test(response.headers.get('content-type') ?? '')) {
+      await response.body?.cancel();
+      throw ssoError('SSO_UNREACHABLE', 'JWKS is not JSON by its content type');
+    }
     try {
       return await response.json();
     } catch (error) {
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
         throw error;
+      // A body cut by the network is not the provider's answer: unreachable, not invalid.
+      if (failedInTransit(error)) throw ssoError('SSO_UNREACHABLE', 'JWKS body cut short', error);
       throw ssoError('SSO_INVALID', 'provider JWKS is not JSON', error);
     }
   }

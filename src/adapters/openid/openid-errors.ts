@@ -72,7 +72,8 @@ function isAbort(error: unknown): boolean {
 }
 
 /** A time-out or network failure anywhere down the `cause` chain. */
-function failedInTransit(error: unknown, depth = 0): boolean {
+/** A time-out, an abort or a network failure, anywhere in the error's cause chain. */
+export function failedInTransit(error: unknown, depth = 0): boolean {
   if (depth > 4 || typeof error !== 'object' || error === null) return false;
   return (
     isAbort(error) ||
