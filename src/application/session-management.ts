@@ -1,4 +1,4 @@
-import { auditEvent } from '../domain/audit/audit-event.js';
+import { type AuditEvent, auditEvent } from '../domain/audit/audit-event.js';
 import { isSessionAlive, type LoginMethod, type SessionTimeouts } from '../domain/session/session.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
@@ -64,19 +64,7 @@ export class SessionManagement {
     const { user } = current;
     const ended = await this.store.transaction(async (repositories) => {
       if (!(await repositories.sessions.deleteByHandle(user.userId, handle))) return false;
-      await repositories.audit.record(
-        auditEvent({
-          occurredAt: this.clock.now(),
-          event: 'session_revoked',
-          reason: 'self',
-          actor: 'user',
-          userId: user.userId,
-          username: user.username,
-          sessionHandle: handle,
-          sessionCount: 1,
-          clientAddress: client.clientAddress,
-        }),
-      );
+      await repositories.audit.record(this.revokedBySelf(current, client, { handle, count: 1 }));
       return true;
     });
     if (!ended) throw new DomainError('NOT_FOUND', 'You have no session with this handle.');
@@ -99,23 +87,30 @@ export class SessionManagement {
       // One ended meanwhile by another request is not counted twice.
       const ended = Math.min(live, deleted);
       if (ended > 0) {
-        await repositories.audit.record(
-          auditEvent({
-            occurredAt: this.clock.now(),
-            event: 'session_revoked',
-            reason: 'self',
-            actor: 'user',
-            userId: user.userId,
-            username: user.username,
-            sessionHandle: null,
-            sessionCount: ended,
-            clientAddress: client.clientAddress,
-          }),
-        );
+        await repositories.audit.record(this.revokedBySelf(current, client, { handle: null, count: ended }));
       }
       return ended;
     });
     if (count > 0) this.events.sessionEnded({ userId: user.userId, why: 'revoked_others', count });
     return count;
+  }
+
+  /** The audit record of sessions the user ended themselves: one by handle, or `count` others. */
+  private revokedBySelf(
+    current: AuthenticatedSession,
+    client: ClientInfo,
+    ended: { handle: string | null; count: number },
+  ): AuditEvent {
+    return auditEvent({
+      occurredAt: this.clock.now(),
+      event: 'session_revoked',
+      reason: 'self',
+      actor: 'user',
+      userId: current.user.userId,
+      username: current.user.username,
+      sessionHandle: ended.handle,
+      sessionCount: ended.count,
+      clientAddress: client.clientAddress,
+    });
   }
 }
