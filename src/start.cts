@@ -1,6 +1,7 @@
 /**
- * The service's process entry: `node --max-semi-space-size=4 dist/src/start.cjs`, which is what
- * `npm start` and the benchmark run (docs/operations.md, docs/performance.md).
+ * The service's process entry: `node --max-semi-space-size=4 --max-old-space-size=128
+ * dist/src/start.cjs`, which is what `npm start` and the benchmark run (docs/operations.md,
+ * docs/performance.md). The two flags keep V8's heap small under load at the same throughput.
  *
  * CommonJS on purpose: it runs before Node's ES module loader first uses libuv's thread pool, and
  * the pool reads UV_THREADPOOL_SIZE once, when it starts. Password hashing (argon2id, 19 MiB a
