@@ -1,7 +1,8 @@
+import { auditEvent } from '../domain/audit/audit-event.js';
 import { type CredentialExpiryStatus, credentialExpiry } from '../domain/profile/credential-expiry.js';
 import { type Ids, idsFor } from '../domain/profile/ids.js';
 import { buildProfile, type Profile } from '../domain/profile/profile.js';
-import { isLastSeenDue, isSessionAlive, type SessionRecord } from '../domain/session/session.js';
+import { isLastSeenDue, type SessionRecord, sessionTimedOut } from '../domain/session/session.js';
 import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
@@ -54,15 +55,47 @@ export class SessionAuthenticator {
       throw notAuthenticated();
     }
     const now = this.clock.now();
-    if (found.user.disabled || !isSessionAlive(found.session, this.settings, now)) {
-      this.checks.sessionChecked(found.user.disabled ? 'invalid' : 'expired');
+    if (found.user.disabled) {
+      // Disabling the account ended its sessions already (audited then); this one raced it.
+      this.checks.sessionChecked('invalid');
       await this.store.sessions.deleteByTokenHash(tokenHash);
+      throw notAuthenticated();
+    }
+    const timedOut = sessionTimedOut(found.session, this.settings, now);
+    if (timedOut) {
+      this.checks.sessionChecked('expired');
+      await this.endTimedOut(found.user, tokenHash, timedOut, now);
       throw notAuthenticated();
     }
     if (isLastSeenDue(found.session, now)) await this.store.sessions.touch(tokenHash, now);
     const credentials = credentialExpiry(found.user, this.settings.passwordMaxAgeDays, now);
     this.checks.sessionChecked(credentials.isExpired ? 'password_expired' : 'ok');
     return { session: found.session, user: found.user, tokenHash, credentials };
+  }
+
+  /**
+   * A session presented after its time-out ends here, with its audit record in the same
+   * transaction (one only, should two requests race: the delete finds the row once). Sessions
+   * never presented again are reclaimed silently by the purge.
+   */
+  private async endTimedOut(user: User, tokenHash: string, reason: string, now: Date): Promise<void> {
+    await this.store.transaction(async (repositories) => {
+      const ended = await repositories.sessions.deleteByTokenHash(tokenHash);
+      if (!ended) return;
+      await repositories.audit.record(
+        auditEvent({
+          occurredAt: now,
+          event: 'session_expired',
+          reason,
+          actor: 'system',
+          userId: user.userId,
+          username: user.username,
+          sessionHandle: ended.handle,
+          sessionCount: 1,
+          method: ended.method,
+        }),
+      );
+    });
   }
 
   /** `GET /api/v1/session/`: the spec's body without `phoneNumber` (login answer only). */

@@ -189,6 +189,36 @@ for (const store of STORES) {
       expectProblem(await client.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
     });
 
+    it('records a session presented after its time-out as session_expired, once, with the time-out', async () => {
+      const ann = (await server.gatehouse.store.users.findByUsername('ann'))!;
+      const expiredEvents = async () =>
+        (await server.gatehouse.store.audit.listForUser(ann.userId, { limit: 1000 })).filter(
+          (record) => record.event === 'session_expired',
+        );
+      const before = (await expiredEvents()).length;
+      const idle = await loggedIn(server, 'ann');
+      server.clock.advanceSeconds(1800);
+      // Two requests race on the dead session: both refused, one record.
+      const raced = await Promise.all([idle.get('/api/v1/session/'), idle.get('/api/v1/session/')]);
+      for (const response of raced) expectProblem(response, 401, 'NOT_AUTHENTICATED');
+      const active = await loggedIn(server, 'ann');
+      for (let step = 0; step < 36; step++) {
+        server.clock.advanceSeconds(1200);
+        await active.get('/api/v1/session/');
+      }
+      expectProblem(await active.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
+      const events = (await expiredEvents()).slice(before);
+      expect(events.map((e) => [e.reason, e.actor, e.outcome, e.sessionCount, e.method, e.username])).toEqual(
+        [
+          ['idle_timeout', 'system', 'success', 1, 'password', 'ann'],
+          ['absolute_timeout', 'system', 'success', 1, 'password', 'ann'],
+        ],
+      );
+      expect(events.every((e) => typeof e.sessionHandle === 'string' && e.sessionHandle.length > 0)).toBe(
+        true,
+      );
+    });
+
     it('writes last-seen at most once a minute', async () => {
       const client = await loggedIn(server, 'ann');
       const token = client.session!;

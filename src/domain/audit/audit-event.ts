@@ -8,6 +8,7 @@ export type AuditEventName =
   | 'provider_logout'
   | 'password_change'
   | 'session_revoked'
+  | 'session_expired'
   | 'login_throttled'
   | 'user_disabled'
   | 'user_enabled';

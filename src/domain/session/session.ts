@@ -39,11 +39,22 @@ export interface SessionTimeouts {
   absoluteTimeoutS: number;
 }
 
+/** Which time-out ended a session, or null while it is alive. */
+export type SessionTimeout = 'absolute_timeout' | 'idle_timeout';
+
 /** Idle (sliding) and absolute time-outs, enforced server-side (ASVS 7.3.1, 7.3.2). */
-export function isSessionAlive(session: SessionRecord, timeouts: SessionTimeouts, now: Date): boolean {
+export function sessionTimedOut(
+  session: SessionRecord,
+  timeouts: SessionTimeouts,
+  now: Date,
+): SessionTimeout | null {
   const t = now.getTime();
-  if (t >= session.expiresAt.getTime()) return false;
-  return t < session.lastSeenAt.getTime() + timeouts.idleTimeoutS * 1000;
+  if (t >= session.expiresAt.getTime()) return 'absolute_timeout';
+  return t < session.lastSeenAt.getTime() + timeouts.idleTimeoutS * 1000 ? null : 'idle_timeout';
+}
+
+export function isSessionAlive(session: SessionRecord, timeouts: SessionTimeouts, now: Date): boolean {
+  return sessionTimedOut(session, timeouts, now) === null;
 }
 
 /** Last-seen is written at most once a minute per session, so a check is normally a read only. */
