@@ -54,7 +54,7 @@ export async function createSsoParts(
   });
   let sealer: TokenSealer;
   if (config.tokenEncryptionKey) {
-    sealer = AesTokenSealer.fromBase64(config.tokenEncryptionKey);
+    sealer = AesTokenSealer.fromBase64(config.tokenEncryptionKey, config.tokenEncryptionKeysPrevious);
   } else {
     logger.warn(
       'TOKEN_ENCRYPTION_KEY is not set: provider tokens kept with sessions are sealed with a per-process key, ' +

@@ -73,6 +73,16 @@ const envSchema = z.object({
   SSO_GROUP_CLAIM: z.string().min(1).default('groups'),
   SSO_USER_LEVELS: levels.default([8]),
   TOKEN_ENCRYPTION_KEY: z.string().min(1).optional(),
+  /** Former keys, comma-separated: they still open what they sealed, but seal nothing new. */
+  TOKEN_ENCRYPTION_KEYS_PREVIOUS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
@@ -128,6 +138,8 @@ export interface Config {
   } | null;
   sso: { interpreter: string; usernameClaim: string; groupClaim: string; userLevels: number[] };
   tokenEncryptionKey: string | undefined;
+  /** Keys from before a rotation: opened, never used to seal. */
+  tokenEncryptionKeysPrevious: string[];
   logLevel: Env['LOG_LEVEL'];
   bootstrapAdmin: boolean;
   /** Processes serving HTTP (node:cluster); more than 1 needs PostgreSQL. */
@@ -222,6 +234,14 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   if (env.TOKEN_ENCRYPTION_KEY && Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64').length !== 32) {
     problems.push('TOKEN_ENCRYPTION_KEY: must be 32 bytes, base64-encoded (openssl rand -base64 32)');
   }
+  if (env.TOKEN_ENCRYPTION_KEYS_PREVIOUS.some((key) => Buffer.from(key, 'base64').length !== 32)) {
+    problems.push(
+      'TOKEN_ENCRYPTION_KEYS_PREVIOUS: each key must be 32 bytes, base64-encoded, comma-separated',
+    );
+  }
+  if (env.TOKEN_ENCRYPTION_KEYS_PREVIOUS.length > 0 && !env.TOKEN_ENCRYPTION_KEY) {
+    problems.push('TOKEN_ENCRYPTION_KEYS_PREVIOUS: needs TOKEN_ENCRYPTION_KEY (the key that seals)');
+  }
   if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
@@ -290,6 +310,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       userLevels: env.SSO_USER_LEVELS,
     },
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
+    tokenEncryptionKeysPrevious: env.TOKEN_ENCRYPTION_KEYS_PREVIOUS,
     logLevel: env.LOG_LEVEL,
     bootstrapAdmin: env.BOOTSTRAP_ADMIN,
     workers: env.WORKERS,

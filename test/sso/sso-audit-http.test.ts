@@ -31,12 +31,18 @@ for (const store of STORES) {
     let server: TestServer;
     let ginaId: string;
 
+    /** The key before a rotation, kept in TOKEN_ENCRYPTION_KEYS_PREVIOUS. */
+    const previousKey = randomBytes(32).toString('base64');
+
     beforeAll(async () => {
       tp = await startTestProvider({ accounts: ACCOUNTS });
       tap = new ProviderTap(() => tp.issuer);
       server = await startTestServer({
         store,
-        env: ssoEnv(tp, { TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') }),
+        env: ssoEnv(tp, {
+          TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+          TOKEN_ENCRYPTION_KEYS_PREVIOUS: previousKey,
+        }),
         oidcFetch: tap.fetch,
       });
       ginaId = (await seedUser(server, { username: 'gina', userLevel: 8, tenantId: 't1', groupId: 'g1' }))
@@ -110,18 +116,34 @@ for (const store of STORES) {
       expect(rows).toEqual([{ user_id: null, username: null, method: 'sso', reason: 'unknown_user' }]);
     });
 
-    it('after a TOKEN_ENCRYPTION_KEY change: the logout ends locally, records tokens_unreadable', async () => {
-      const { client } = await login('gina');
-      // As if sealed under the previous key.
-      const other = AesTokenSealer.random();
+    /** Re-seals the session's provider tokens as if an earlier key had sealed them. */
+    async function resealTokens(client: TestClient, sealer: AesTokenSealer): Promise<void> {
       await server.gatehouse.store.client.query(
         'UPDATE sessions SET sso_access_token = $1, sso_refresh_token = $2 WHERE token_hash = $3',
         [
-          other.seal('old-access'),
-          other.seal('old-refresh'),
+          sealer.seal('old-access'),
+          sealer.seal('old-refresh'),
           createHash('sha256').update(client.session!).digest('hex'),
         ],
       );
+    }
+
+    it('after a rotation with the former key in TOKEN_ENCRYPTION_KEYS_PREVIOUS: the logout still revokes', async () => {
+      const { client } = await login('gina');
+      await resealTokens(client, AesTokenSealer.fromBase64(previousKey));
+      const revocationsBefore = tap.revocations;
+      expect((await client.post('/api/v1/openid/logout/', {})).status).toBe(200);
+      expect(tap.revocations).toBeGreaterThan(revocationsBefore);
+      expect(summary((await ginaEvents()).slice(-2))).toEqual([
+        'sso_logout success user sso -',
+        'provider_logout success user sso -',
+      ]);
+    });
+
+    it('after a TOKEN_ENCRYPTION_KEY change: the logout ends locally, records tokens_unreadable', async () => {
+      const { client } = await login('gina');
+      // As if sealed under a key no longer configured at all.
+      await resealTokens(client, AesTokenSealer.random());
       const revocationsBefore = tap.revocations;
       const response = await client.post('/api/v1/openid/logout/', {});
       expect(response.status).toBe(200);

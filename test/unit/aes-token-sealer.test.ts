@@ -28,6 +28,20 @@ describe('AesTokenSealer', () => {
     expect(AesTokenSealer.fromBase64(key).open('garbage')).toBeNull();
   });
 
+  it('after a rotation, opens what the previous keys sealed and seals with the current key only', () => {
+    const previous = randomBytes(32).toString('base64');
+    const older = randomBytes(32).toString('base64');
+    const fromPrevious = AesTokenSealer.fromBase64(previous).seal('old-refresh');
+    const fromOlder = AesTokenSealer.fromBase64(older).seal('older-refresh');
+    const rotated = AesTokenSealer.fromBase64(key, [previous, older]);
+    expect(rotated.open(fromPrevious)).toBe('old-refresh');
+    expect(rotated.open(fromOlder)).toBe('older-refresh');
+    const fresh = rotated.seal('new-refresh');
+    expect(AesTokenSealer.fromBase64(key).open(fresh)).toBe('new-refresh');
+    expect(AesTokenSealer.fromBase64(previous).open(fresh)).toBeNull();
+    expect(AesTokenSealer.fromBase64(key).open(fromPrevious)).toBeNull();
+  });
+
   it('refuses a key that is not 32 bytes', () => {
     expect(() => AesTokenSealer.fromBase64(randomBytes(16).toString('base64'))).toThrow(/32 bytes/);
   });

@@ -140,6 +140,17 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
     ['OIDC_ISSUER', { OIDC_ISSUER: OIDC.OIDC_ISSUER }],
     ['SSO_USER_LEVELS', { SSO_USER_LEVELS: '8,9' }],
     ['TOKEN_ENCRYPTION_KEY', { TOKEN_ENCRYPTION_KEY: 'c2hvcnQ=' }],
+    [
+      'TOKEN_ENCRYPTION_KEYS_PREVIOUS',
+      {
+        TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+        TOKEN_ENCRYPTION_KEYS_PREVIOUS: 'c2hvcnQ=',
+      },
+    ],
+    [
+      'TOKEN_ENCRYPTION_KEYS_PREVIOUS',
+      { TOKEN_ENCRYPTION_KEYS_PREVIOUS: Buffer.alloc(32, 2).toString('base64') },
+    ],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ])('%s', (variable, environment) => {
     const error = configError(environment);
