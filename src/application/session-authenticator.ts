@@ -2,7 +2,12 @@ import { auditEvent } from '../domain/audit/audit-event.js';
 import { type CredentialExpiryStatus, credentialExpiry } from '../domain/profile/credential-expiry.js';
 import { type Ids, idsFor } from '../domain/profile/ids.js';
 import { buildProfile, type Profile } from '../domain/profile/profile.js';
-import { isLastSeenDue, type SessionRecord, sessionTimedOut } from '../domain/session/session.js';
+import {
+  isLastSeenDue,
+  type SessionRecord,
+  type SessionTimeout,
+  sessionTimedOut,
+} from '../domain/session/session.js';
 import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
@@ -78,7 +83,7 @@ export class SessionAuthenticator {
    * transaction (one only, should two requests race: the delete finds the row once). Sessions
    * never presented again are reclaimed silently by the purge.
    */
-  private async endTimedOut(user: User, tokenHash: string, reason: string, now: Date): Promise<void> {
+  private async endTimedOut(user: User, tokenHash: string, reason: SessionTimeout, now: Date): Promise<void> {
     await this.store.transaction(async (repositories) => {
       const ended = await repositories.sessions.deleteByTokenHash(tokenHash);
       if (!ended) return;

@@ -9,8 +9,10 @@
  * request, on every instance.
  *
  * A batch is sent from `setImmediate`, i.e. after the poll phase has handed every readable socket
- * to its handler, so an idle service adds one turn to a lookup. At most `maxInFlight` batches are
- * out at once; lookups asked for meanwhile wait for one to come back and then go together. Fewer,
+ * to its handler, so an idle service adds one turn to a lookup. While `maxInFlight` batches are
+ * out, no new one starts: lookups asked for meanwhile wait for one to come back and then go
+ * together, split into queries of at most `maxBatch` keys (all of which are sent at once, so a
+ * turn larger than `maxBatch` may briefly exceed `maxInFlight`; the pool bounds them). Fewer,
  * larger queries cost the database and the driver less per lookup (docs/performance.md).
  */
 export class LookupBatcher<Key, Value> {
