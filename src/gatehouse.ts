@@ -12,6 +12,7 @@ import type { SqlStore } from './adapters/sql/sql-store.js';
 import type { LoginEvents } from './application/login-events.js';
 import type { Purger } from './application/purger.js';
 import type { SessionAuthenticator } from './application/session-authenticator.js';
+import { warnAboutConfiguration } from './composition/configuration-warnings.js';
 import { buildContainer } from './composition/container.js';
 import { openSqlClient, openStore } from './composition/open-store.js';
 import { createSsoParts } from './composition/sso-parts.js';
@@ -87,6 +88,7 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),
     ...(options.loginEvents ? { loginEvents: options.loginEvents } : {}),
   });
+  warnAboutConfiguration(options.config, logger);
   const authenticator = container.get(TOKENS.SessionAuthenticator);
   const purger = container.get(TOKENS.Purger);
   purger.start();

@@ -250,7 +250,7 @@ async function runStore(
       storeEnv = { DATA_DIR: join(tmp, 'data') };
       if (options.pgliteTemplate) {
         // A migrated data directory (the test suite's template): skips initdb; the import still runs.
-        await mkdir(storeEnv.DATA_DIR!, { recursive: true });
+        await mkdir(storeEnv.DATA_DIR!, { recursive: true, mode: 0o700 }); // Gatehouse refuses a folder others can read
         await execFileAsync('tar', ['-xf', options.pgliteTemplate, '-C', storeEnv.DATA_DIR!]);
       }
     }

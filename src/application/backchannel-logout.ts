@@ -1,5 +1,6 @@
 import { auditEvent } from '../domain/audit/audit-event.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
+import { DomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { LoginEvents } from './login-events.js';
@@ -19,11 +20,21 @@ export class BackchannelLogout {
 
   async execute(logoutToken: string, client?: { clientAddress: string | null }): Promise<number> {
     const claims = await this.provider.validateLogoutToken(logoutToken);
-    const by = claims.sid ? { sid: claims.sid } : claims.subject ? { subject: claims.subject } : {};
-    // The sessions end and their audit records (one per session) are written together.
+    // Both when the token names both: a session must match its sid and its sub (issue 14, finding 8).
+    const by = {
+      ...(claims.sid ? { sid: claims.sid } : {}),
+      ...(claims.subject ? { subject: claims.subject } : {}),
+    };
+    // The token's first use, the sessions it ends and their audit records are written together: a
+    // replay (issue 11, finding 10) is refused, and a failure leaves the token usable again.
     const ended = await this.store.transaction(async (repositories) => {
-      const sessions = await repositories.sessions.deleteBySsoReturning(claims.issuer, by);
       const now = this.clock.now();
+      if (
+        !(await repositories.logoutTokens.firstUse(claims.issuer, claims.tokenId, claims.acceptedUntil, now))
+      ) {
+        throw new DomainError('SSO_INVALID', 'This logout token was already used.');
+      }
+      const sessions = await repositories.sessions.deleteBySso(claims.issuer, by);
       for (const session of sessions) {
         await repositories.audit.record(
           auditEvent({

@@ -1,4 +1,5 @@
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
+import { hashPassword } from '../domain/password/password-text.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
@@ -29,7 +30,7 @@ export async function bootstrapAdmin(deps: {
         tenantId: null,
         groupId: null,
         backendName: null,
-        passwordHash: await deps.hasher.hash(password),
+        passwordHash: await hashPassword(deps.hasher, password),
         mustChangePassword: true,
       },
       deps.clock.now(),

@@ -2,6 +2,7 @@ import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
+import { hashPassword, normalizePassword, verifyPassword } from '../domain/password/password-text.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
@@ -9,6 +10,10 @@ import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
 import type { AuthenticatedSession } from './session-authenticator.js';
 import type { SessionIssuer } from './session-issuer.js';
+
+function currentPasswordMismatch(): DomainError {
+  return new DomainError('CURRENT_PASSWORD_MISMATCH', 'The current password is incorrect.');
+}
 
 /**
  * `POST /api/v1/password/`: allowed on an expired session. Needs the current password (ASVS
@@ -32,11 +37,10 @@ export class ChangePassword {
   ): Promise<LoginResult> {
     const { user } = current;
     const keys = LoginThrottle.keys(user.username, input.client.clientAddress);
-    const standing = await this.throttle.assertAllowed(keys, this.clock.now());
+    // Reserved before the current password is verified, as for a login (issue 11, finding 1).
+    const ticket = await this.throttle.reserve(keys, this.clock.now());
 
-    const verified = user.passwordHash
-      ? await this.hasher.verify(user.passwordHash, input.oldPassword)
-      : await this.hasher.verifyDummy(input.oldPassword);
+    const { verified } = await verifyPassword(this.hasher, user.passwordHash, input.oldPassword);
     const audited = {
       actor: 'user',
       method: current.session.method,
@@ -46,9 +50,9 @@ export class ChangePassword {
     } as const;
     if (!verified) {
       const now = this.clock.now();
-      // The failure count and its audit record commit together.
+      // The attempt's places stay spent.
+      const { blocked } = this.throttle.failed(ticket);
       await this.store.transaction(async (repositories) => {
-        const { blocked } = await this.throttle.recordFailure(keys, now, repositories.throttle);
         await repositories.audit.record(
           auditEvent({
             ...audited,
@@ -75,32 +79,53 @@ export class ChangePassword {
         reason: 'current_password_mismatch',
         userId: user.userId,
       });
-      throw new DomainError('CURRENT_PASSWORD_MISMATCH', 'The current password is incorrect.');
+      throw currentPasswordMismatch();
     }
-    this.policy.assertAcceptable(input.newPassword, { username: user.username });
-    if (input.newPassword === input.oldPassword) {
-      throw new DomainError('PASSWORD_POLICY', 'The new password does not meet the password policy.', {
-        errors: [{ path: 'new_password', message: 'must differ from the current password' }],
+    try {
+      this.policy.assertAcceptable(normalizePassword(input.newPassword), {
+        username: user.username,
+        otherWords: [user.firstName, user.lastName, user.emailAddress],
       });
+      if (normalizePassword(input.newPassword) === normalizePassword(input.oldPassword)) {
+        throw new DomainError('PASSWORD_POLICY', 'The new password does not meet the password policy.', {
+          errors: [{ path: 'new_password', message: 'must differ from the current password' }],
+        });
+      }
+    } catch (error) {
+      // The current password was right: a refused new one is no guess, so it spends no budget.
+      await this.throttle.succeeded(ticket);
+      throw error;
     }
-    const hash = await this.hasher.hash(input.newPassword);
+    const hash = await hashPassword(this.hasher, input.newPassword);
     const result = await this.store.transaction(async (repositories) => {
       const now = this.clock.now();
-      await this.throttle.recordSuccess(keys, repositories.throttle, standing);
-      await repositories.users.setPassword(user.userId, hash, { mustChange: false, now });
-      // The other sessions end (revoked); this one is replaced by a new id (rotated).
+      await this.throttle.succeeded(ticket, repositories.throttle);
+      // Compare-and-set on the password this caller verified (issue 14, finding 5): of two
+      // changes racing with the same current password exactly one wins; the other changes nothing.
+      const changed = await repositories.users.setPassword(user.userId, hash, {
+        mustChange: false,
+        now,
+        unlessChangedSince: { hash: user.passwordHash!, changedAt: user.passwordChangedAt },
+      });
+      if (!changed) throw currentPasswordMismatch();
+      // This session is replaced by a new id (rotated). If it is gone, it was revoked while the
+      // hash was computed (or ended by a concurrent change): no new cookie for it (finding 7).
+      const replaced = await repositories.sessions.deleteByTokenHash(current.tokenHash);
+      if (!replaced) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
+      // The other sessions end (revoked).
       const others = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);
-      const rotated = (await repositories.sessions.deleteByTokenHash(current.tokenHash)) ? 1 : 0;
-      const ended = others + rotated;
+      const ended = others + 1;
       const updated = await repositories.users.findByUserId(user.userId);
       if (!updated) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
       const issued = await this.issuer.issue(repositories, {
         user: updated,
         method: current.session.method,
-        presentedToken: null,
+        presentedTokens: [],
         client: input.client,
-        ...(current.session.sso ? { sso: current.session.sso } : {}),
+        // The provider tokens move to the new session (read here, as the old one ends).
+        ...(replaced.sso ? { sso: replaced.sso } : {}),
         countAsLogin: false,
+        expiresAt: current.session.expiresAt,
       });
       await repositories.audit.record(
         auditEvent({

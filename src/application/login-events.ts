@@ -19,6 +19,11 @@ export interface LoginEvents {
    * listener that does not care leaves it out. Emitted around the throttle (src/composition).
    */
   loginThrottled?(event: { method: 'password'; operation: 'login' | 'password_change' }): void;
+  /**
+   * A request carried more than one live session cookie, so none was used (issue 14, finding 2):
+   * a sign of a cookie planted from a sibling domain. Optional, like `loginThrottled`.
+   */
+  sessionCookiesAmbiguous?(event: { live: number; presented: number }): void;
 }
 
 /** What the session check decided (see SessionAuthenticator.authenticate). */

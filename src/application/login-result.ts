@@ -6,6 +6,8 @@ export interface LoginResult {
   /** The new session token for the cookie; never stored, never logged. */
   token: string;
   expiresAt: Date;
+  /** Seconds until `expiresAt`: the cookie's Max-Age (a rotated session keeps its original end). */
+  lifetimeS: number;
   ids: Ids;
   profile: Profile;
   userId: string;

@@ -2,6 +2,7 @@ import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
 import { LoginPolicy } from '../domain/login/login-policy.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
+import { hashPassword, verifyPassword } from '../domain/password/password-text.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
@@ -12,7 +13,8 @@ import type { SessionIssuer } from './session-issuer.js';
 export interface PasswordLoginInput {
   username: string;
   password: string;
-  presentedToken: string | null;
+  /** The session cookie values the login was sent with: each session they name ends (fixation defence). */
+  presentedTokens: readonly string[];
   client: ClientInfo;
 }
 
@@ -36,16 +38,20 @@ export class PasswordLogin {
 
   async execute(input: PasswordLoginInput): Promise<LoginResult> {
     const keys = LoginThrottle.keys(input.username, input.client.clientAddress);
-    // The throttle check and the user lookup go out together: one round trip of waiting, not two.
-    // A throttled attempt is refused whatever the lookup found, so the refusal tells nothing.
-    const [standing, user] = await Promise.all([
-      this.throttle.assertAllowed(keys, this.clock.now()),
+    // The attempt takes its place in the throttle's budgets before the password is verified, so a
+    // parallel burst verifies no more guesses than the budget (issue 11, finding 1). The
+    // reservation and the user lookup go out together: one round trip of waiting, not two. A
+    // throttled attempt is refused whatever the lookup found, so the refusal tells nothing.
+    const [ticket, user] = await Promise.all([
+      this.throttle.reserve(keys, this.clock.now()),
       this.store.users.findByUsername(input.username),
     ]);
     // Same work whatever the outcome: an unknown user (or one without a password) verifies a dummy hash.
-    const passwordVerified = user?.passwordHash
-      ? await this.hasher.verify(user.passwordHash, input.password)
-      : await this.hasher.verifyDummy(input.password);
+    const { verified: passwordVerified, rehash } = await verifyPassword(
+      this.hasher,
+      user?.passwordHash,
+      input.password,
+    );
 
     const decision = this.policy.evaluate({ method: 'password', user, passwordVerified });
     const audited = {
@@ -57,10 +63,10 @@ export class PasswordLogin {
     } as const;
     if (!decision.allowed) {
       const now = this.clock.now();
-      // The failure count and its audit record commit together. Unknown user, wrong password and
-      // disabled account do the same work here too (ASVS 6.3.8).
-      const { blocked } = await this.store.transaction(async (repositories) => {
-        const counted = await this.throttle.recordFailure(keys, now, repositories.throttle);
+      // The attempt's places stay spent. Unknown user, wrong password and disabled account do the
+      // same work here too (ASVS 6.3.8).
+      const { blocked } = this.throttle.failed(ticket);
+      await this.store.transaction(async (repositories) => {
         await repositories.audit.record(
           auditEvent({
             ...audited,
@@ -70,7 +76,7 @@ export class PasswordLogin {
             reason: decision.reason,
           }),
         );
-        if (counted.blocked) {
+        if (blocked) {
           await repositories.audit.record(
             auditEvent({
               ...audited,
@@ -81,7 +87,6 @@ export class PasswordLogin {
             }),
           );
         }
-        return counted;
       });
       this.events.loginFailed({
         method: 'password',
@@ -93,14 +98,12 @@ export class PasswordLogin {
     }
     const account = user!;
     // Hashed before the transaction opens: argon2id is slow on purpose.
-    const upgraded =
-      account.passwordHash && this.hasher.needsRehash(account.passwordHash)
-        ? await this.hasher.hash(input.password)
-        : null;
+    // A weaker or older hash, or one of the raw (not normalised) password, is replaced.
+    const upgraded = account.passwordHash && rehash ? await hashPassword(this.hasher, input.password) : null;
 
-    // The throttle reset, the session and its audit record commit together.
+    // The throttle's forgiveness, the session and its audit record commit together.
     const result = await this.store.transaction(async (repositories) => {
-      await this.throttle.recordSuccess(keys, repositories.throttle, standing);
+      await this.throttle.succeeded(ticket, repositories.throttle);
       if (upgraded && account.passwordHash) {
         // Compare-and-set: a concurrent password change wins over this upgrade.
         await repositories.users.upgradePasswordHash(account.userId, account.passwordHash, upgraded);
@@ -108,7 +111,7 @@ export class PasswordLogin {
       const issued = await this.issuer.issue(repositories, {
         user: account,
         method: 'password',
-        presentedToken: input.presentedToken,
+        presentedTokens: input.presentedTokens,
         client: input.client,
       });
       // Last, after every write to the user's row (no lock upgrade, no deadlock): holds the row until

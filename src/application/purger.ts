@@ -20,6 +20,7 @@ export interface PurgeCounts {
   sessions: number;
   throttle: number;
   audit: number;
+  logoutTokens: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -27,7 +28,7 @@ const DAY_MS = 86_400_000;
 /**
  * Deletes what the store no longer needs: sessions past their idle or absolute time-out (they are
  * refused already; this only reclaims the rows), stale throttling counters and audit events past
- * their retention. In bounded batches, on a timer that never keeps the process alive. Every
+ * their retention, and the records of logout tokens that could no longer be accepted. In bounded batches, on a timer that never keeps the process alive. Every
  * instance runs one; concurrent purges on one PostgreSQL are harmless (a row deleted by one is
  * skipped by the other).
  */
@@ -83,7 +84,8 @@ export class Purger {
       auditRetentionDays > 0
         ? await this.drain((limit) => this.store.audit.purgeOlderThan(auditCutoff, limit))
         : 0;
-    return { sessions, throttle, audit };
+    const logoutTokens = await this.drain((limit) => this.store.logoutTokens.purgeExpired(now, limit));
+    return { sessions, throttle, audit, logoutTokens };
   }
 
   /** Batches of `batchSize` until one comes back short or the cycle's bound is reached. */

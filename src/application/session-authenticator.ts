@@ -2,6 +2,7 @@ import { auditEvent } from '../domain/audit/audit-event.js';
 import { type CredentialExpiryStatus, credentialExpiry } from '../domain/profile/credential-expiry.js';
 import { type Ids, idsFor } from '../domain/profile/ids.js';
 import { buildProfile, type Profile } from '../domain/profile/profile.js';
+import type { SessionWithUser } from '../domain/session/session.js';
 import {
   isLastSeenDue,
   type SessionRecord,
@@ -13,7 +14,7 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import type { User } from '../domain/user/user.js';
-import { ignoredSessionChecks, type SessionCheckObserver } from './login-events.js';
+import { ignoredSessionChecks, type LoginEvents, type SessionCheckObserver } from './login-events.js';
 import type { SessionSettings } from './session-settings.js';
 
 export interface AuthenticatedSession {
@@ -21,6 +22,11 @@ export interface AuthenticatedSession {
   user: User;
   tokenHash: string;
   credentials: CredentialExpiryStatus;
+}
+
+interface Live {
+  live: SessionWithUser;
+  tokenHash: string;
 }
 
 export interface SessionView {
@@ -42,40 +48,78 @@ export class SessionAuthenticator {
     private readonly clock: Clock,
     private readonly settings: SessionSettings,
     private readonly checks: SessionCheckObserver = ignoredSessionChecks,
+    private readonly events?: Pick<LoginEvents, 'sessionCookiesAmbiguous'>,
   ) {}
 
-  async authenticate(token: string | null | undefined): Promise<AuthenticatedSession> {
-    if (!token) {
+  /**
+   * `presented`: the session cookie's value, or all its values when the request carries several
+   * (issue 14, finding 2). The one that is a live session is used, whatever its place; junk or
+   * dead values beside it do no harm; when more than one is live, none is used (401) and a
+   * warning says how many: a cookie planted from a sibling domain must not pick the account.
+   */
+  async authenticate(
+    presented: string | readonly string[] | null | undefined,
+  ): Promise<AuthenticatedSession> {
+    const values =
+      presented === null || presented === undefined
+        ? []
+        : typeof presented === 'string'
+          ? [presented]
+          : presented;
+    if (values.length === 0 || (values.length === 1 && !values[0])) {
       this.checks.sessionChecked('missing');
       throw notAuthenticated();
     }
-    if (!isWellFormedSessionToken(token)) {
-      this.checks.sessionChecked('invalid');
+    const tokens = values.filter((value) => isWellFormedSessionToken(value));
+    const inspected = await Promise.all(tokens.map((token) => this.inspect(token)));
+    const live = inspected.filter((found): found is Live => 'live' in found);
+    if (live.length !== 1) {
+      if (live.length > 1)
+        this.events?.sessionCookiesAmbiguous?.({ live: live.length, presented: values.length });
+      this.checks.sessionChecked(
+        inspected.some((found) => 'expired' in found) && live.length === 0 ? 'expired' : 'invalid',
+      );
       throw notAuthenticated();
     }
-    const tokenHash = hashSessionToken(token);
-    const found = await this.store.sessions.findByTokenHash(tokenHash);
-    if (!found) {
-      this.checks.sessionChecked('invalid');
-      throw notAuthenticated();
-    }
+    const { live: found, tokenHash } = live[0]!;
     const now = this.clock.now();
-    if (found.user.disabled) {
-      // Disabling the account ended its sessions already (audited then); this one raced it.
-      this.checks.sessionChecked('invalid');
-      await this.store.sessions.deleteByTokenHash(tokenHash);
-      throw notAuthenticated();
-    }
-    const timedOut = sessionTimedOut(found.session, this.settings, now);
-    if (timedOut) {
-      this.checks.sessionChecked('expired');
-      await this.endTimedOut(found.user, tokenHash, timedOut, now);
-      throw notAuthenticated();
-    }
     if (isLastSeenDue(found.session, now)) await this.store.sessions.touch(tokenHash, now);
     const credentials = credentialExpiry(found.user, this.settings.passwordMaxAgeDays, now);
     this.checks.sessionChecked(credentials.isExpired ? 'password_expired' : 'ok');
     return { session: found.session, user: found.user, tokenHash, credentials };
+  }
+
+  /**
+   * The one live session among the presented values (for a logout), or null: none, or several.
+   * Ends what it finds dead on the way, as `authenticate` does.
+   */
+  async liveToken(presented: readonly string[]): Promise<string | null> {
+    const tokens = presented.filter((value) => isWellFormedSessionToken(value));
+    if (tokens.length <= 1) return tokens[0] ?? null;
+    const inspected = await Promise.all(
+      tokens.map(async (token) => ({ token, found: await this.inspect(token) })),
+    );
+    const live = inspected.filter(({ found }) => 'live' in found);
+    return live.length === 1 ? live[0]!.token : null;
+  }
+
+  /** One presented token: a live session, or why not (a disabled user's or timed-out one ends here). */
+  private async inspect(token: string): Promise<Live | { invalid: true } | { expired: true }> {
+    const tokenHash = hashSessionToken(token);
+    const found = await this.store.sessions.findByTokenHash(tokenHash);
+    if (!found) return { invalid: true };
+    if (found.user.disabled) {
+      // Disabling the account ended its sessions already (audited then); this one raced it.
+      await this.store.sessions.deleteByTokenHash(tokenHash);
+      return { invalid: true };
+    }
+    const now = this.clock.now();
+    const timedOut = sessionTimedOut(found.session, this.settings, now);
+    if (timedOut) {
+      await this.endTimedOut(found.user, tokenHash, timedOut, now);
+      return { expired: true };
+    }
+    return { live: found, tokenHash };
   }
 
   /**

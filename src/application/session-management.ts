@@ -1,5 +1,10 @@
 import { type AuditEvent, auditEvent } from '../domain/audit/audit-event.js';
-import { isSessionAlive, type LoginMethod, type SessionTimeouts } from '../domain/session/session.js';
+import {
+  isSessionAlive,
+  type LoginMethod,
+  type SessionRecord,
+  type SessionTimeouts,
+} from '../domain/session/session.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
@@ -20,6 +25,26 @@ export interface OwnSession {
   current: boolean;
 }
 
+/** More sessions than one user can have (SESSIONS_PER_USER_MAX is at most 100,000). */
+export const ALL_OF_ONE_USER = 100_000;
+
+function invalidCursor(): DomainError {
+  return new DomainError('INVALID_REQUEST', 'cursor: not a cursor from this list', {
+    errors: [{ path: 'cursor', message: 'not a cursor from this list' }],
+  });
+}
+
+/** The next page starts after this session: its creation time and handle, opaque to clients. */
+function encodeCursor(session: SessionRecord): string {
+  return Buffer.from(`${session.createdAt.getTime()}.${session.handle}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; handle: string } {
+  const match = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match || cursor.length > 128) throw invalidCursor();
+  return { createdAt: new Date(Number(match[1])), handle: match[2]! };
+}
+
 /**
  * A user's view of their own sessions (ASVS 7.5.2): list them, end one, end all but this one
  * (ASVS 7.4.3 offers it after a credential change; the password change already does it).
@@ -33,22 +58,43 @@ export class SessionManagement {
     private readonly events: LoginEvents,
   ) {}
 
-  /** The caller's live sessions, newest first (timed-out rows awaiting the purge are left out). */
-  async list(current: AuthenticatedSession): Promise<OwnSession[]> {
+  /**
+   * One page of the caller's live sessions, newest first (timed-out rows awaiting the purge are
+   * left out), and the cursor of the next page when more remain (issue 14, finding 1: a list is
+   * never loaded whole). `cursor` is the opaque `next_cursor` of the previous page.
+   */
+  async list(
+    current: AuthenticatedSession,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ sessions: OwnSession[]; nextCursor: string | null }> {
     const now = this.clock.now();
-    const sessions = await this.store.sessions.listForUser(current.user.userId);
-    return sessions
-      .filter((session) => isSessionAlive(session, this.timeouts, now))
-      .map((session) => ({
-        handle: session.handle,
-        method: session.method,
-        createdAt: session.createdAt,
-        lastSeenAt: session.lastSeenAt,
-        expiresAt: session.expiresAt,
-        clientAddress: session.clientAddress,
-        userAgent: session.userAgent,
-        current: session.handle === current.session.handle,
-      }));
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+    const found = await this.store.sessions.listForUser(current.user.userId, {
+      limit: page.limit + 1,
+      ...(after ? { after } : {}),
+      alive: { at: now, idleTimeoutS: this.timeouts.idleTimeoutS },
+    });
+    const sessions = found
+      .slice(0, page.limit)
+      .filter((session) => isSessionAlive(session, this.timeouts, now));
+    const last = found.length > page.limit ? found[page.limit - 1]! : null;
+    return {
+      sessions: sessions.map((session) => this.own(current, session)),
+      nextCursor: last ? encodeCursor(last) : null,
+    };
+  }
+
+  private own(current: AuthenticatedSession, session: SessionRecord): OwnSession {
+    return {
+      handle: session.handle,
+      method: session.method,
+      createdAt: session.createdAt,
+      lastSeenAt: session.lastSeenAt,
+      expiresAt: session.expiresAt,
+      clientAddress: session.clientAddress,
+      userAgent: session.userAgent,
+      current: session.handle === current.session.handle,
+    };
   }
 
   /**
@@ -80,9 +126,12 @@ export class SessionManagement {
     const { user } = current;
     const now = this.clock.now();
     const count = await this.store.transaction(async (repositories) => {
-      const live = (await repositories.sessions.listForUser(user.userId)).filter(
-        (session) => session.tokenHash !== current.tokenHash && isSessionAlive(session, this.timeouts, now),
-      ).length;
+      // Bounded by SESSIONS_PER_USER_MAX; the limit only guards against a store that was not.
+      const listed = await repositories.sessions.listForUser(user.userId, {
+        limit: ALL_OF_ONE_USER,
+        alive: { at: now, idleTimeoutS: this.timeouts.idleTimeoutS },
+      });
+      const live = listed.filter((session) => session.tokenHash !== current.tokenHash).length;
       const deleted = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);
       // One ended meanwhile by another request is not counted twice.
       const ended = Math.min(live, deleted);

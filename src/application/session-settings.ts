@@ -5,4 +5,7 @@ export interface ProfileSettings {
   passwordMaxAgeDays: number;
 }
 
-export interface SessionSettings extends SessionTimeouts, ProfileSettings {}
+export interface SessionSettings extends SessionTimeouts, ProfileSettings {
+  /** SESSIONS_PER_USER_MAX (ASVS 7.1.2): a login beyond it ends the user's least recently used session. */
+  perUserMax: number;
+}

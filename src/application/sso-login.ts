@@ -1,13 +1,13 @@
 import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
-import { LoginPolicy } from '../domain/login/login-policy.js';
+import { type LoginDenialReason, LoginPolicy } from '../domain/login/login-policy.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
-import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
+import type { OpenIdProvider, ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
-import type { Store } from '../domain/store.port.js';
-import type { User } from '../domain/user/user.js';
+import type { Repositories, Store } from '../domain/store.port.js';
+import type { ProviderAccount, User } from '../domain/user/user.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
 import type { SessionIssuer } from './session-issuer.js';
@@ -17,7 +17,8 @@ export interface SsoLoginInput {
   authorizationCode: string;
   redirectUri: string;
   codeVerifier?: string;
-  presentedToken: string | null;
+  /** The session cookie values the login was sent with: each session they name ends (fixation defence). */
+  presentedTokens: readonly string[];
   client: ClientInfo;
 }
 
@@ -86,48 +87,76 @@ export class SsoLogin {
     const { username, groupId } = checkSsoIdentity(identity);
     const user = await this.store.users.findByGroupAndUsername(groupId, username);
     const decision = this.policy.evaluate({ method: 'sso', user, ssoUserLevels: this.settings.userLevels });
-    if (!decision.allowed) {
-      this.events.loginFailed({ method: 'sso', reason: decision.reason, userId: user?.userId ?? null });
-      await this.recordFailure(input, decision.reason, user);
-      const refusal = new DomainError(
-        'SSO_INVALID_GROUPID_AND_USERNAME',
-        'No user matches the group and username returned by the OpenID provider, or that user may not use single sign-on.',
-      );
-      this.reported.add(refusal);
-      throw refusal;
-    }
+    if (!decision.allowed) return this.refuse(input, decision.reason, user);
     const account = user!;
-    // The session and its audit record commit together.
-    const result = await this.store.transaction(async (repositories) => {
-      const issued = await this.issuer.issue(repositories, {
-        user: account,
-        method: 'sso',
-        presentedToken: input.presentedToken,
-        client: input.client,
-        sso: {
-          issuer: tokens.issuer,
-          subject: tokens.subject,
-          sid: tokens.sid ?? null,
-          idToken: tokens.idToken,
-          accessTokenSealed: tokens.accessToken ? this.sealer.seal(tokens.accessToken) : null,
-          refreshTokenSealed: tokens.refreshToken ? this.sealer.seal(tokens.refreshToken) : null,
-        },
+    // The username claim is not a stable identifier (OIDC Core 5.7): the user is bound to the
+    // provider account (iss, sub) of its first SSO login, and only that account logs in as it
+    // (issue 11, finding 6). Checked again under the row lock in the transaction below.
+    const providerAccount = { issuer: tokens.issuer, subject: tokens.subject };
+    if (account.ssoIdentity && !sameProviderAccount(account.ssoIdentity, providerAccount)) {
+      return this.refuse(input, 'sso_account_mismatch', account);
+    }
+    const mismatch = new DomainError('SSO_INVALID_GROUPID_AND_USERNAME', 'provider account mismatch');
+    // The binding, the session and its audit record commit together.
+    const result = await this.store
+      .transaction(async (repositories) => {
+        if ((await repositories.users.bindProviderAccount(account.userId, providerAccount)) === 'refused') {
+          throw mismatch;
+        }
+        return this.issueSession(repositories, input, account, tokens);
+      })
+      .catch((error: unknown) => {
+        if (error === mismatch) return this.refuse(input, 'sso_account_mismatch', account);
+        throw error;
       });
-      await repositories.audit.record(
-        auditEvent({
-          occurredAt: this.clock.now(),
-          event: 'login',
-          actor: 'user',
-          method: 'sso',
-          sessionHandle: issued.sessionHandle,
-          clientAddress: input.client.clientAddress,
-          ...auditAccount(account),
-        }),
-      );
-      return issued;
-    });
     this.events.loginSucceeded({ method: 'sso', userId: account.userId });
     return result;
+  }
+
+  /** Refuses the login with the one code every failed match gets; reported and audited once. */
+  private async refuse(input: SsoLoginInput, reason: LoginDenialReason, user: User | null): Promise<never> {
+    this.events.loginFailed({ method: 'sso', reason, userId: user?.userId ?? null });
+    await this.recordFailure(input, reason, user);
+    const refusal = new DomainError(
+      'SSO_INVALID_GROUPID_AND_USERNAME',
+      'No user matches the group and username returned by the OpenID provider, or that user may not use single sign-on.',
+    );
+    this.reported.add(refusal);
+    throw refusal;
+  }
+
+  private async issueSession(
+    repositories: Repositories,
+    input: SsoLoginInput,
+    account: User,
+    tokens: ValidatedTokenSet,
+  ): Promise<LoginResult> {
+    const issued = await this.issuer.issue(repositories, {
+      user: account,
+      method: 'sso',
+      presentedTokens: input.presentedTokens,
+      client: input.client,
+      sso: {
+        issuer: tokens.issuer,
+        subject: tokens.subject,
+        sid: tokens.sid ?? null,
+        idToken: tokens.idToken,
+        accessTokenSealed: tokens.accessToken ? this.sealer.seal(tokens.accessToken) : null,
+        refreshTokenSealed: tokens.refreshToken ? this.sealer.seal(tokens.refreshToken) : null,
+      },
+    });
+    await repositories.audit.record(
+      auditEvent({
+        occurredAt: this.clock.now(),
+        event: 'login',
+        actor: 'user',
+        method: 'sso',
+        sessionHandle: issued.sessionHandle,
+        clientAddress: input.client.clientAddress,
+        ...auditAccount(account),
+      }),
+    );
+    return issued;
   }
 
   /** A refused SSO login: nothing else changes, so the record is written on its own. */
@@ -145,4 +174,8 @@ export class SsoLogin {
       }),
     );
   }
+}
+
+function sameProviderAccount(a: ProviderAccount, b: ProviderAccount): boolean {
+  return a.issuer === b.issuer && a.subject === b.subject;
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { notFound } from '../application/admin/directory-writes.js';
 import type { AuditRecord } from '../domain/audit/audit-event.js';
 import type { Store } from '../domain/store.port.js';
+import { escapeForDisplay } from '../domain/user/username.js';
 import { UsageError } from './usage.js';
 
 /** Events printed when --limit is not given: the latest ones. */
@@ -17,15 +18,11 @@ export interface AuditCommandContext {
   out(line: string): void;
 }
 
-/** Control characters never reach the terminal (a client address is client-supplied data). */
-function clean(value: string): string {
-  let shown = '';
-  for (const character of value) {
-    const code = character.charCodeAt(0);
-    shown += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? '?' : character;
-  }
-  return shown;
-}
+/**
+ * Control, format and invisible characters never reach the terminal as such (a client address
+ * is client-supplied data; a username may be an old oddity): they are shown escaped.
+ */
+const clean = escapeForDisplay;
 
 /** `--since`: an ISO 8601 date or date-time, or an age such as 30m, 24h, 7d. */
 export function parseSince(value: string, now: Date): Date {

@@ -2,19 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { nodeRandom } from '../adapters/crypto/node-random.js';
 import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
-import { loadCommonPasswords } from '../adapters/password/common-passwords.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import { AdminDirectory } from '../application/admin/admin-directory.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
 import { type ImportRecord, ImportUsers } from '../application/admin/import-users.js';
 import { openStore } from '../composition/open-store.js';
+import { passwordPolicyFor } from '../composition/password-policy-for.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
-import { PasswordPolicy } from '../domain/password/password-policy.js';
 import { systemClock } from '../domain/shared/clock.port.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import { isUserLevel, type User } from '../domain/user/user.js';
 import { describeLevel, isControlCharacter } from '../domain/user/user-rules.js';
+import { escapeForDisplay } from '../domain/user/username.js';
 import { planAudit } from './audit-command.js';
 import { parseImportFile } from './import-file.js';
 import { type PasswordSource, readPassword } from './password-input.js';
@@ -57,12 +57,11 @@ interface Plan {
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
 type Values = Record<string, string | boolean | undefined>;
 
-/** Shows a value from the store or the user on a terminal: no control characters get through. */
-function clean(value: string): string {
-  let shown = '';
-  for (const character of value) shown += isControlCharacter(character.charCodeAt(0)) ? '?' : character;
-  return shown;
-}
+/**
+ * Shows a value from the store or the user on a terminal: control, format and invisible
+ * characters are shown escaped (`adm\u{200B}in`), so no stored oddity passes for another name.
+ */
+const clean = escapeForDisplay;
 
 function quoted(value: string): string {
   return `"${clean(value)}"`;
@@ -242,8 +241,28 @@ function planUser(args: readonly string[]): Plan {
         },
       };
     }
+    case 'reset-sso': {
+      const username = parse(rest, {}, ['USERNAME']).args[0]!;
+      return {
+        async run(context) {
+          const { user, wasBound } = await context.users.resetSso(username);
+          context.out(
+            wasBound
+              ? `${quoted(user.username)} is no longer bound to a provider account; the next SSO login binds it`
+              : `${quoted(user.username)} was not bound to a provider account`,
+          );
+        },
+      };
+    }
     default:
-      throw unknownSubcommand('user', sub, ['add', 'set-password', 'expire', 'disable', 'enable']);
+      throw unknownSubcommand('user', sub, [
+        'add',
+        'set-password',
+        'expire',
+        'disable',
+        'enable',
+        'reset-sso',
+      ]);
   }
 }
 
@@ -454,11 +473,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
     const hasher = new Argon2PasswordHasher(config.password.argon2);
-    const policy = new PasswordPolicy({
-      minLength: config.password.minLength,
-      maxLength: config.password.maxLength,
-      commonPasswords: loadCommonPasswords(),
-    });
+    const policy = passwordPolicyFor(config);
     const { store, applied } = await openStore(config);
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;

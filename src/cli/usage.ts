@@ -26,6 +26,7 @@ Commands:
   user expire USERNAME                     the user's credentials expire now
   user disable USERNAME                    refuses logins; ends the user's sessions
   user enable USERNAME
+  user reset-sso USERNAME                  forgets the user's provider account (iss, sub)
   sessions list --user USERNAME
   sessions revoke --user USERNAME [--handle HANDLE]
   sessions revoke --all                    ends every session of every user

@@ -29,6 +29,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       (config: Config): SessionSettings => ({
         idleTimeoutS: config.session.idleTimeoutS,
         absoluteTimeoutS: config.session.absoluteTimeoutS,
+        perUserMax: config.session.perUserMax,
         provideBackendInfo: config.provideBackendInfo,
         passwordMaxAgeDays: config.password.maxAgeDays,
       }),
@@ -49,9 +50,14 @@ export const applicationModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.SessionAuthenticator)
     .toResolvedValue(
-      (store: Store, clock: Clock, settings: SessionSettings, checks: SessionCheckObserver) =>
-        new SessionAuthenticator(store, clock, settings, checks),
-      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.SessionCheckObserver],
+      (
+        store: Store,
+        clock: Clock,
+        settings: SessionSettings,
+        checks: SessionCheckObserver,
+        events: LoginEvents,
+      ) => new SessionAuthenticator(store, clock, settings, checks, events),
+      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.SessionCheckObserver, TOKENS.LoginEvents],
     )
     .inSingletonScope();
   bind(TOKENS.PasswordLogin)
@@ -108,7 +114,8 @@ export const applicationModule = new ContainerModule(({ bind }) => {
           },
           {
             purged: (counts) => {
-              if (counts.sessions + counts.throttle + counts.audit > 0) logger.info({ ...counts }, 'purged');
+              if (counts.sessions + counts.throttle + counts.audit + counts.logoutTokens > 0)
+                logger.info({ ...counts }, 'purged');
             },
             failed: (error) => logger.warn({ err: error }, 'purge failed; next cycle retries'),
           },

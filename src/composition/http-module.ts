@@ -25,9 +25,12 @@ import { projectRoot } from '../config/project-root.js';
 import type { Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
 
-/** /metrics is on the main port unless METRICS_PORT moves it to a listener of its own. */
+/**
+ * /metrics is on the main port only when the operator says so (METRICS_ON_MAIN_PORT): it tells
+ * anyone who can reach the API how many logins fail and why (issue 11, finding 3).
+ */
 function metricsOnMainPort(config: Config, metrics: GatehouseMetrics | null): boolean {
-  return metrics !== null && config.metrics.port === null;
+  return metrics !== null && config.metrics.onMainPort;
 }
 
 function serviceVersion(): string {
@@ -58,6 +61,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
           logger,
           trustedOrigins: config.trustedOrigins,
           trustProxy: config.http.trustProxy,
+          ...(metrics ? { onClientAbort: metrics.clientAborted } : {}),
           routers: [
             healthRoutes(store),
             sessionRoutes({
@@ -66,7 +70,6 @@ export const httpModule = new ContainerModule(({ bind }) => {
               changePassword,
               authenticator,
               cookie: config.cookie,
-              absoluteTimeoutS: config.session.absoluteTimeoutS,
             }),
             ownSessionRoutes({ sessions: sessionManagement, authenticator, cookie: config.cookie }),
             ssoRoutes({
@@ -75,7 +78,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
                   ? { login: ssoLogin, logout: ssoLogout, backchannelLogout }
                   : null,
               cookie: config.cookie,
-              absoluteTimeoutS: config.session.absoluteTimeoutS,
+              authenticator,
             }),
             openApiRoutes(
               buildOpenApiDocument({

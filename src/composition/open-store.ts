@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../adapters/logging/logger.js';
 import { loadMigrations, type Migration, migrate } from '../adapters/sql/migrator.js';
@@ -23,7 +22,6 @@ export async function openSqlClient(config: Config, logger?: Logger): Promise<Sq
       onPoolError: (error) => logger?.warn({ err: error }, 'idle database connection lost'),
     });
   }
-  mkdirSync(config.database.dataDir, { recursive: true });
   // Loaded only here: a service on PostgreSQL does not carry the embedded database's code.
   const { PgliteSqlClient } = await import('../adapters/sql/pglite-sql-client.js');
   return PgliteSqlClient.open(config.database.dataDir);

@@ -1,8 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
-import { loadCommonPasswords } from '../adapters/password/common-passwords.js';
 import type { Config } from '../config/config.js';
-import { PasswordPolicy } from '../domain/password/password-policy.js';
+import { passwordPolicyFor } from './password-policy-for.js';
 import { TOKENS } from './tokens.js';
 
 export const passwordModule = new ContainerModule(({ bind, isBound }) => {
@@ -12,14 +11,6 @@ export const passwordModule = new ContainerModule(({ bind, isBound }) => {
       .inSingletonScope();
   }
   bind(TOKENS.PasswordPolicy)
-    .toResolvedValue(
-      (config: Config) =>
-        new PasswordPolicy({
-          minLength: config.password.minLength,
-          maxLength: config.password.maxLength,
-          commonPasswords: loadCommonPasswords(),
-        }),
-      [TOKENS.Config],
-    )
+    .toResolvedValue((config: Config) => passwordPolicyFor(config), [TOKENS.Config])
     .inSingletonScope();
 });

@@ -1,7 +1,8 @@
 import {
   LoginThrottle,
+  type ThrottleKeys,
   type ThrottleSettings,
-  type ThrottleStanding,
+  type ThrottleTicket,
 } from '../domain/login/login-throttle.js';
 import type { ThrottleStore } from '../domain/login/throttle-store.port.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
@@ -20,12 +21,9 @@ export class ReportingLoginThrottle extends LoginThrottle {
     super(store, settings);
   }
 
-  override async assertAllowed(
-    keys: { user: string; address: string | null },
-    now: Date,
-  ): Promise<ThrottleStanding> {
+  override async reserve(keys: ThrottleKeys, now: Date): Promise<ThrottleTicket> {
     try {
-      return await super.assertAllowed(keys, now);
+      return await super.reserve(keys, now);
     } catch (error) {
       if (isDomainError(error) && error.code === 'TOO_MANY_ATTEMPTS') this.onRefused();
       throw error;

@@ -41,6 +41,7 @@ const envSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
   PROVIDE_BACKEND_INFO: bool.default(false),
   SESSION_IDLE_TIMEOUT_S: int(60, 31_536_000).default(1800),
+  SESSIONS_PER_USER_MAX: int(1, 100_000).default(100),
   SESSION_ABSOLUTE_TIMEOUT_S: int(60, 31_536_000).default(43_200),
   COOKIE_NAME: z
     .string()
@@ -51,6 +52,7 @@ const envSchema = z.object({
   COOKIE_DOMAIN: z.string().min(1).optional(),
   PASSWORD_MAX_AGE_DAYS: int(0, 36_500).default(0),
   PASSWORD_MIN_LENGTH: int(8, 1024).default(12),
+  PASSWORD_MIN_SCORE: int(0, 4).default(3),
   ARGON2_MEMORY_KIB: int(19_456, 4_194_304).default(19_456),
   ARGON2_TIME_COST: int(2, 100).default(2),
   ARGON2_PARALLELISM: int(1, 16).default(1),
@@ -89,6 +91,7 @@ const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
   METRICS_PORT: int(0, 65535).optional(),
+  METRICS_ON_MAIN_PORT: bool.default(false),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   BOOTSTRAP_ADMIN: bool.default(true),
   WORKERS: int(1, 64).default(1),
@@ -111,16 +114,22 @@ export interface Config {
     keepAliveTimeoutMs: number;
   };
   /** `port` null: /metrics is served on the main port; set: only on host:port. */
-  metrics: { port: number | null; host: string };
+  /**
+   * Where `/metrics` is served: a listener of its own (`port`), the main port (`onMainPort`,
+   * an explicit switch), or nowhere (the default: metrics reveal traffic and failure patterns).
+   */
+  metrics: { port: number | null; host: string; onMainPort: boolean };
   database:
     | { kind: 'postgres'; url: string; poolSize: number; queueTimeoutMs: number; statementTimeoutMs: number }
     | { kind: 'pglite'; dataDir: string };
   provideBackendInfo: boolean;
-  session: { idleTimeoutS: number; absoluteTimeoutS: number };
+  session: { idleTimeoutS: number; absoluteTimeoutS: number; perUserMax: number };
   cookie: { name: string; secure: boolean; sameSite: 'lax' | 'strict' | 'none'; domain: string | undefined };
   password: {
     maxAgeDays: number;
     minLength: number;
+    /** Lowest zxcvbn score (0-4) a new password may have; 0 turns the strength check off. */
+    minScore: number;
     maxLength: number;
     argon2: { memoryKiB: number; timeCost: number; parallelism: number };
   };
@@ -194,6 +203,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
 
   if (env.SESSION_IDLE_TIMEOUT_S > env.SESSION_ABSOLUTE_TIMEOUT_S) {
     problems.push('SESSION_IDLE_TIMEOUT_S: must not exceed SESSION_ABSOLUTE_TIMEOUT_S');
+  }
+  if (env.METRICS_ON_MAIN_PORT && env.METRICS_PORT !== undefined) {
+    problems.push('METRICS_ON_MAIN_PORT: choose one place for /metrics: METRICS_PORT or the main port');
   }
   if (env.COOKIE_NAME.startsWith('__Host-') && (env.COOKIE_DOMAIN || !env.COOKIE_SECURE)) {
     problems.push('COOKIE_NAME: a __Host- cookie needs COOKIE_SECURE=true and no COOKIE_DOMAIN');
@@ -269,9 +281,13 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
         }
       : { kind: 'pglite', dataDir: env.DATA_DIR },
-    metrics: { port: env.METRICS_PORT ?? null, host: env.METRICS_HOST },
+    metrics: { port: env.METRICS_PORT ?? null, host: env.METRICS_HOST, onMainPort: env.METRICS_ON_MAIN_PORT },
     provideBackendInfo: env.PROVIDE_BACKEND_INFO,
-    session: { idleTimeoutS: env.SESSION_IDLE_TIMEOUT_S, absoluteTimeoutS: env.SESSION_ABSOLUTE_TIMEOUT_S },
+    session: {
+      idleTimeoutS: env.SESSION_IDLE_TIMEOUT_S,
+      absoluteTimeoutS: env.SESSION_ABSOLUTE_TIMEOUT_S,
+      perUserMax: env.SESSIONS_PER_USER_MAX,
+    },
     cookie: {
       name: env.COOKIE_NAME,
       secure: env.COOKIE_SECURE,
@@ -281,6 +297,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     password: {
       maxAgeDays: env.PASSWORD_MAX_AGE_DAYS,
       minLength: env.PASSWORD_MIN_LENGTH,
+      minScore: env.PASSWORD_MIN_SCORE,
       maxLength: 1024,
       argon2: {
         memoryKiB: env.ARGON2_MEMORY_KIB,

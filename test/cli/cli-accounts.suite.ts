@@ -74,8 +74,8 @@ export function accountsSuite(kind: StoreKind): void {
         const user = await store.users.findByUserId(userId(bob));
         expect(user!.mustChangePassword).toBe(true);
         expect(await hasher.verify(user!.passwordHash!, GOOD_PASSWORD)).toBe(true);
-        expect(await store.sessions.listForUser(userId(bob))).toEqual([]);
-        expect(await store.sessions.listForUser(userId(eve))).toHaveLength(2);
+        expect(await store.sessions.listForUser(userId(bob), { limit: 1000 })).toEqual([]);
+        expect(await store.sessions.listForUser(userId(eve), { limit: 1000 })).toHaveLength(2);
       });
     });
 
@@ -93,12 +93,36 @@ export function accountsSuite(kind: StoreKind): void {
       });
     });
 
+    it('reset-sso forgets the provider account a user is bound to, audited; saying so when there was none (issue 11, finding 6)', async () => {
+      await target.withStore(async (store) => {
+        expect(
+          await store.users.bindProviderAccount(userId(bob), {
+            issuer: 'https://idp.example',
+            subject: 'b-1',
+          }),
+        ).toBe('bound');
+      });
+      const reset = await gatehouse(['user', 'reset-sso', bob]);
+      expect(reset).toMatchObject({
+        code: 0,
+        stdout: `"${bob}" is no longer bound to a provider account; the next SSO login binds it\n`,
+      });
+      await target.withStore(async (store) => {
+        expect((await store.users.findByUserId(userId(bob)))!.ssoIdentity).toBeNull();
+        const trail = await store.audit.listForUser(userId(bob), { limit: 100 });
+        expect(trail.filter((event) => event.event === 'sso_binding_reset')).toHaveLength(1);
+      });
+      expect((await gatehouse(['user', 'reset-sso', bob])).stdout).toBe(
+        `"${bob}" was not bound to a provider account\n`,
+      );
+    });
+
     it('disable ends every session of the user at once; enable lets the user back in', async () => {
       const disabled = await gatehouse(['user', 'disable', carol]);
       expect(disabled).toMatchObject({ code: 0, stdout: `disabled "${carol}"; ended 3 sessions\n` });
       await target.withStore(async (store) => {
         expect((await store.users.findByUserId(userId(carol)))!.disabled).toBe(true);
-        expect(await store.sessions.listForUser(userId(carol))).toEqual([]);
+        expect(await store.sessions.listForUser(userId(carol), { limit: 1000 })).toEqual([]);
       });
       expect(await gatehouse(['user', 'enable', carol])).toMatchObject({
         code: 0,
@@ -127,7 +151,7 @@ export function accountsSuite(kind: StoreKind): void {
       const rest = await gatehouse(['sessions', 'revoke', '--user', eve]);
       expect(rest).toMatchObject({ code: 0, stdout: `ended 1 session of "${eve}"\n` });
       await target.withStore(async (store) => {
-        expect(await store.sessions.listForUser(userId(eve))).toEqual([]);
+        expect(await store.sessions.listForUser(userId(eve), { limit: 1000 })).toEqual([]);
       });
     });
 
@@ -165,6 +189,32 @@ export function accountsSuite(kind: StoreKind): void {
           },
         ]);
       });
+    });
+
+    it('prints a stored username with invisible characters escaped (issue 14, finding 4)', async () => {
+      // Made before the rule existed (straight into the store): the CLI must not show it as "admin".
+      const oddity = `adm\u200bin\u202e-${unique('x')}`;
+      await target.withStore((store) =>
+        store.users.create(
+          {
+            ...EMPTY_ATTRIBUTES,
+            userId: userId(oddity),
+            username: oddity,
+            userLevel: 16,
+            tenantId: null,
+            groupId: null,
+            backendName: null,
+            passwordHash: null,
+            mustChangePassword: false,
+          },
+          new Date(),
+        ),
+      );
+      const result = await gatehouse(['sessions', 'list', '--user', oddity]);
+      expect(result.code).toBe(0);
+      const shown = oddity.replace('\u200b', '\\u{200B}').replace('\u202e', '\\u{202E}');
+      expect(result.stdout).toBe(`0 sessions of "${shown}"\n`);
+      expect(result.stdout).not.toMatch(/[\u200b\u202e]/);
     });
 
     it('names an unknown user NOT_FOUND, exit 1', async () => {

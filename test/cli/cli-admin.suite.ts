@@ -163,7 +163,39 @@ export function adminSuite(kind: StoreKind): void {
       expect(taken.stderr).toBe(
         `error CONFLICT: username: user "${username.toLowerCase()}" already exists\n`,
       );
-      for (const result of [weak, noGroup, taken]) expect(result.stderr).not.toMatch(/\n\s+at /);
+      // ...and under Unicode compatibility forms and full case folding (issue 11, finding 2).
+      const fullwidth = await gatehouse(
+        [
+          'user',
+          'add',
+          username.toUpperCase().replace(/[A-Z]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)),
+          '--level',
+          '16',
+          '--password-stdin',
+        ],
+        GOOD_PASSWORD,
+      );
+      expect(fullwidth.code).toBe(1);
+      expect(fullwidth.stderr).toMatch(/^error CONFLICT: username: user ".+" already exists\n$/);
+
+      // Invisible and reordering characters (issue 14, finding 4), shown escaped in the refusal.
+      const hidden = await gatehouse(
+        ['user', 'add', 'adm\u200bin', '--level', '16', '--password-stdin'],
+        GOOD_PASSWORD,
+      );
+      expect(hidden.code).toBe(1);
+      expect(hidden.stderr).toBe(
+        'error INVALID_REQUEST: username: must not contain control, format or invisible characters\n',
+      );
+      const reversed = await gatehouse(
+        ['user', 'add', '\u202enimda', '--level', '16', '--password-stdin'],
+        GOOD_PASSWORD,
+      );
+      expect(reversed.code).toBe(1);
+      expect(reversed.stderr).toContain('must not contain control, format or invisible characters');
+      for (const result of [weak, noGroup, taken, fullwidth, hidden, reversed]) {
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+      }
 
       expect(await target.withStore((store) => countRows(store, 'users'))).toBe(1);
     });

@@ -106,7 +106,7 @@ export function auditSuite(kind: StoreKind): void {
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines[0]).toBe(`7 audit events of "${username}"`);
       expect(lines[1]).toBe(
-        '  2020-01-01T00:00:00.000Z  login  success  method=password  actor=user  from=192.0.2.1?[31m',
+        '  2020-01-01T00:00:00.000Z  login  success  method=password  actor=user  from=192.0.2.1\\u{1B}[31m',
       );
       expect(lines[2]).toMatch(
         new RegExp(

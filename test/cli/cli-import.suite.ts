@@ -16,6 +16,10 @@ import {
   unique,
 } from './cli-support.js';
 
+const UNSUPPORTED_HASH =
+  'not a supported hash (argon2id PHC string, Django pbkdf2_sha256$..., bcrypt $2a$/$2b$), or its cost is beyond the bounds ' +
+  '(argon2id m <= 64 MiB, t <= 10, p <= 4; pbkdf2 <= 1,500,000 iterations; bcrypt cost <= 14)';
+
 const TABLES = ['tenants', 'backends', 'groups', 'users'] as const;
 
 export function djangoPbkdf2(password: string, iterations = 1000): string {
@@ -215,7 +219,27 @@ export function importSuite(kind: StoreKind): void {
         ],
         [
           [user(`z-${id}`, { password_hash: 'md5$abc$def' })],
-          'error INVALID_REQUEST: line 1: password_hash: not a supported hash (argon2id PHC string, Django pbkdf2_sha256$..., bcrypt $2a$/$2b$)\n',
+          `error INVALID_REQUEST: line 1: password_hash: ${UNSUPPORTED_HASH}\n`,
+        ],
+        // Issue 11, finding 8: a legacy hash whose cost would make each login of it cost seconds.
+        [
+          [
+            user(`ok-${id}`, { password_hash: 'pbkdf2_sha256$1000000$salt$' + 'A'.repeat(43) + '=' }),
+            user(`slow-${id}`, { password_hash: 'pbkdf2_sha256$5000000$salt$' + 'A'.repeat(43) + '=' }),
+          ],
+          `error INVALID_REQUEST: line 2: password_hash: ${UNSUPPORTED_HASH}\n`,
+        ],
+        [
+          [user(`slow-${id}`, { password_hash: `$2b$15$${'a'.repeat(53)}` })],
+          `error INVALID_REQUEST: line 1: password_hash: ${UNSUPPORTED_HASH}\n`,
+        ],
+        [
+          [
+            user(`slow-${id}`, {
+              password_hash: `$argon2id$v=19$m=1048576,t=2,p=1$${'c2FsdHNhbHRzYWx0'}$${'A'.repeat(43)}`,
+            }),
+          ],
+          `error INVALID_REQUEST: line 1: password_hash: ${UNSUPPORTED_HASH}\n`,
         ],
       ];
       const before = await target.withStore(counts);
@@ -248,6 +272,28 @@ export function importSuite(kind: StoreKind): void {
       ]);
       expect(existing.code).toBe(1);
       expect(existing.stderr).toBe(`error CONFLICT: line 3: username: user "ANN-${id}" already exists\n`);
+      // One canonical form (issue 11, finding 2): "ß" and "ss" are one account, in the file too.
+      const folded = await gatehouse([
+        'import',
+        await file('folded.jsonl', [
+          { kind: 'tenant', id: `t4-${id}` },
+          user(`straße-${id}`),
+          user(`STRASSE-${id}`),
+        ]),
+      ]);
+      expect(folded.code).toBe(1);
+      expect(folded.stderr).toBe(
+        `error INVALID_REQUEST: line 3: username: username "STRASSE-${id}" appears twice in the file (first on line 2)\n`,
+      );
+      // Invisible characters (issue 14, finding 4) are refused by line, and shown escaped.
+      const hidden = await gatehouse([
+        'import',
+        await file('hidden.jsonl', [{ kind: 'tenant', id: `t4-${id}` }, user(`adm\u200bin-${id}`)]),
+      ]);
+      expect(hidden.code).toBe(1);
+      expect(hidden.stderr).toBe(
+        'error INVALID_REQUEST: line 2: username: must not contain control, format or invisible characters\n',
+      );
       expect(await target.withStore(counts)).toEqual(before);
     });
   });

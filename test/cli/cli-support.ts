@@ -15,7 +15,7 @@ import { describe, inject } from 'vitest';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { projectRoot } from '../../src/config/project-root.js';
-import type { SessionRecord } from '../../src/domain/session/session.js';
+import type { StoredSession } from '../../src/domain/session/session.js';
 import { openTestPostgres, pgEnabled, type StoreKind, testMigrations } from '../support/databases.js';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.
 import type {} from '../support/global-setup.js';
@@ -150,7 +150,7 @@ export function unique(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
 
-export function sessionFor(userId: string, handle = randomBytes(12).toString('base64url')): SessionRecord {
+export function sessionFor(userId: string, handle = randomBytes(12).toString('base64url')): StoredSession {
   const now = new Date();
   return {
     tokenHash: randomBytes(32).toString('hex'),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionRecord, SsoSessionData } from '../../src/domain/session/session.js';
+import type { SessionRecord, SsoSessionData, StoredSession } from '../../src/domain/session/session.js';
 import type { SessionRepository } from '../../src/domain/session/session-repository.port.js';
 import type { User } from '../../src/domain/user/user.js';
 import type { DirectoryRepository, UserRepository } from '../../src/domain/user/user-repository.port.js';
@@ -20,7 +20,7 @@ function hex(bytes: number): string {
 }
 
 /** A password session created at `createdAt`, last seen then, expiring 12 h later. */
-export function newSession(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+export function newSession(userId: string, overrides: Partial<StoredSession> = {}): StoredSession {
   const createdAt = overrides.createdAt ?? T0;
   return {
     tokenHash: hex(32),
@@ -35,6 +35,13 @@ export function newSession(userId: string, overrides: Partial<SessionRecord> = {
     sso: null,
     ...overrides,
   };
+}
+
+/** What a lookup or a list returns: the session without the provider's tokens. */
+function withoutProviderTokens(session: StoredSession): SessionRecord {
+  if (!session.sso) return { ...session, sso: null };
+  const { issuer, subject, sid } = session.sso;
+  return { ...session, sso: { issuer, subject, sid } };
 }
 
 function ssoData(overrides: Partial<SsoSessionData> = {}): SsoSessionData {
@@ -121,9 +128,26 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       });
       await sessions.create(full);
       await sessions.create(minimal);
-      expect((await sessions.findByTokenHash(full.tokenHash))?.session).toEqual(full);
-      expect((await sessions.findByTokenHash(minimal.tokenHash))?.session).toEqual(minimal);
+      expect((await sessions.findByTokenHash(full.tokenHash))?.session).toEqual(withoutProviderTokens(full));
+      expect((await sessions.findByTokenHash(minimal.tokenHash))?.session).toEqual(
+        withoutProviderTokens(minimal),
+      );
       expect(await sessions.deleteByTokenHash(full.tokenHash)).toEqual(full);
+      expect(await sessions.deleteByTokenHash(minimal.tokenHash)).toEqual(minimal);
+    });
+
+    it('reads the provider tokens only when a session ends, never in a lookup or a list (issue 14, finding 9)', async () => {
+      const big = 'x'.repeat(200_000);
+      const session = newSession(alice.userId, {
+        method: 'sso',
+        sso: ssoData({ idToken: big, accessTokenSealed: big, refreshTokenSealed: big }),
+      });
+      await sessions.create(session);
+      const found = (await sessions.findByTokenHash(session.tokenHash))!.session;
+      expect(JSON.stringify(found).length).toBeLessThan(2000);
+      const [listed] = await sessions.listForUser(alice.userId, { limit: 10 });
+      expect(JSON.stringify(listed).length).toBeLessThan(2000);
+      expect((await sessions.deleteByTokenHash(session.tokenHash))?.sso?.refreshTokenSealed).toBe(big);
     });
 
     it('returns the current user state with the session (disabled users included)', async () => {
@@ -191,8 +215,8 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
 
       expect(await sessions.deleteAll()).toBe(3);
       for (const session of all) expect(await sessions.findByTokenHash(session.tokenHash)).toBeNull();
-      expect(await sessions.listForUser(alice.userId)).toEqual([]);
-      expect(await sessions.listForUser(bob.userId)).toEqual([]);
+      expect(await sessions.listForUser(alice.userId, { limit: 1000 })).toEqual([]);
+      expect(await sessions.listForUser(bob.userId, { limit: 1000 })).toEqual([]);
       expect(await sessions.deleteAll()).toBe(0);
 
       // The users stay; new sessions can be created after.
@@ -219,12 +243,12 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       for (const session of [target, sameSidOtherIssuer, sameSubjectOtherSid, password])
         await sessions.create(session);
 
-      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toBe(1);
+      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toHaveLength(1);
       expect(await sessions.findByTokenHash(target.tokenHash)).toBeNull();
       expect(await sessions.findByTokenHash(sameSidOtherIssuer.tokenHash)).not.toBeNull();
       expect(await sessions.findByTokenHash(sameSubjectOtherSid.tokenHash)).not.toBeNull();
       expect(await sessions.findByTokenHash(password.tokenHash)).not.toBeNull();
-      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toBe(0);
+      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toEqual([]);
     });
 
     it('back-channel logout by subject ends every session of that subject at that issuer only', async () => {
@@ -240,13 +264,13 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       });
       for (const session of [s1, s2, otherSubject, otherIssuer]) await sessions.create(session);
 
-      expect(await sessions.deleteBySso('https://idp.example', { subject: 'sub-a' })).toBe(2);
+      expect(await sessions.deleteBySso('https://idp.example', { subject: 'sub-a' })).toHaveLength(2);
       expect(await sessions.findByTokenHash(s1.tokenHash)).toBeNull();
       expect(await sessions.findByTokenHash(s2.tokenHash)).toBeNull();
       expect(await sessions.findByTokenHash(otherSubject.tokenHash)).not.toBeNull();
       expect(await sessions.findByTokenHash(otherIssuer.tokenHash)).not.toBeNull();
-      expect(await sessions.deleteBySso('https://idp.example', {})).toBe(0);
-      expect(await sessions.deleteBySso('https://unknown.example', { subject: 'sub-b' })).toBe(0);
+      expect(await sessions.deleteBySso('https://idp.example', {})).toEqual([]);
+      expect(await sessions.deleteBySso('https://unknown.example', { subject: 'sub-b' })).toEqual([]);
       expect(await sessions.findByTokenHash(otherSubject.tokenHash)).not.toBeNull();
     });
 
@@ -262,14 +286,40 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       const untouched = newSession(bob.userId, { method: 'sso', sso: ssoData({ subject: 'sub-t' }) });
       for (const session of [bySid, bySubject, untouched]) await sessions.create(session);
 
-      expect(await sessions.deleteBySsoReturning('https://idp.example', { sid: 'sid-r' })).toEqual([bySid]);
-      expect(await sessions.deleteBySsoReturning('https://idp.example', { subject: 'sub-s' })).toEqual([
-        bySubject,
+      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-r' })).toEqual([
+        withoutProviderTokens(bySid),
       ]);
-      expect(await sessions.deleteBySsoReturning('https://idp.example', { sid: 'sid-r' })).toEqual([]);
-      expect(await sessions.deleteBySsoReturning('https://idp.example', {})).toEqual([]);
-      expect(await sessions.deleteBySsoReturning('https://other.example', { subject: 'sub-t' })).toEqual([]);
+      expect(await sessions.deleteBySso('https://idp.example', { subject: 'sub-s' })).toEqual([
+        withoutProviderTokens(bySubject),
+      ]);
+      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-r' })).toEqual([]);
+      expect(await sessions.deleteBySso('https://idp.example', {})).toEqual([]);
+      expect(await sessions.deleteBySso('https://other.example', { subject: 'sub-t' })).toEqual([]);
       expect(await sessions.findByTokenHash(untouched.tokenHash)).not.toBeNull();
+    });
+
+    it('back-channel logout naming both sid and sub ends only a session matching both (issue 14, finding 8)', async () => {
+      const both = newSession(alice.userId, {
+        method: 'sso',
+        sso: ssoData({ sid: 'sid-b', subject: 'sub-b' }),
+      });
+      const sidOnly = newSession(bob.userId, {
+        method: 'sso',
+        sso: ssoData({ sid: 'sid-c', subject: 'sub-x' }),
+      });
+      for (const session of [both, sidOnly]) await sessions.create(session);
+      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-c', subject: 'sub-b' })).toEqual(
+        [],
+      );
+      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-b', subject: 'sub-x' })).toEqual(
+        [],
+      );
+      expect(await sessions.findByTokenHash(sidOnly.tokenHash)).not.toBeNull();
+      expect(
+        (await sessions.deleteBySso('https://idp.example', { sid: 'sid-b', subject: 'sub-b' })).map(
+          (s) => s.handle,
+        ),
+      ).toEqual([both.handle]);
     });
 
     it('lists a user’s sessions newest first, and ends one by handle only for its own user', async () => {
@@ -278,15 +328,20 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       const bobs = newSession(bob.userId);
       for (const session of [older, newer, bobs]) await sessions.create(session);
 
-      expect(await sessions.listForUser(alice.userId)).toEqual([newer, older]);
-      expect(await sessions.listForUser(bob.userId)).toEqual([bobs]);
-      expect(await sessions.listForUser('no-such-user')).toEqual([]);
+      expect(await sessions.listForUser(alice.userId, { limit: 1000 })).toEqual([
+        withoutProviderTokens(newer),
+        older,
+      ]);
+      expect(await sessions.listForUser(bob.userId, { limit: 1000 })).toEqual([bobs]);
+      expect(await sessions.listForUser('no-such-user', { limit: 1000 })).toEqual([]);
 
       expect(await sessions.deleteByHandle(alice.userId, bobs.handle)).toBe(false);
       expect(await sessions.findByTokenHash(bobs.tokenHash)).not.toBeNull();
       expect(await sessions.deleteByHandle(alice.userId, older.handle)).toBe(true);
       expect(await sessions.deleteByHandle(alice.userId, older.handle)).toBe(false);
-      expect(await sessions.listForUser(alice.userId)).toEqual([newer]);
+      expect(await sessions.listForUser(alice.userId, { limit: 1000 })).toEqual([
+        withoutProviderTokens(newer),
+      ]);
     });
 
     it('purges sessions past their absolute or idle time-out, up to the limit', async () => {

@@ -112,6 +112,7 @@ export function userRepositoryContract(open: () => Promise<UserStore>): void {
         credentialsExpireAt: null,
         firstLoginAt: null,
         disabled: false,
+        ssoIdentity: null,
         createdAt: T0,
       };
       expect(created).toEqual(expected);

@@ -199,6 +199,7 @@ describe.skipIf(!pgEnabled)('connection pool exhaustion [postgres]', () => {
     service = await startService({
       DATABASE_URL: serviceDatabaseUrl(db.schema),
       DATABASE_POOL_SIZE: '1',
+      METRICS_ON_MAIN_PORT: 'true',
       DATABASE_QUEUE_TIMEOUT_MS: String(POOL_QUEUE_MS),
       DATABASE_STATEMENT_TIMEOUT_MS: String(POOL_STATEMENT_MS),
     });

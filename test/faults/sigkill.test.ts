@@ -45,6 +45,16 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
   const stayerTokens = new Map<string, string[]>();
   const targets = new Map<string, { sent: number; refused: number }>();
   let changesAnswered = 0;
+  /** Logins with a right password sent and not answered: their throttle places are still reserved. */
+  let rightLoginsUnanswered = 0;
+
+  /** A login with the right password, counted while unanswered. */
+  async function rightLogin(client: TestClient, username: string, password: string) {
+    rightLoginsUnanswered += 1;
+    const response = await client.post('/api/v1/login/', { username, password });
+    rightLoginsUnanswered -= 1;
+    return response;
+  }
 
   beforeAll(async () => {
     db = await openTestPostgres();
@@ -84,24 +94,18 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
   async function runChanger(changer: Changer, delayMs: number): Promise<void> {
     await sleep(delayMs);
     const first = new TestClient(service.url);
-    const login = await first.post('/api/v1/login/', { username: changer.name, password: OLD(changer.name) });
+    const login = await rightLogin(first, changer.name, OLD(changer.name));
     if (login.status !== 200) return;
     changer.oldTokens.push(first.session!);
     const second = new TestClient(service.url);
-    const again = await second.post('/api/v1/login/', {
-      username: changer.name,
-      password: OLD(changer.name),
-    });
+    const again = await rightLogin(second, changer.name, OLD(changer.name));
     if (again.status === 200) changer.oldTokens.push(second.session!);
     changer.changeInFlight = true;
     // Logins with the old password race the change.
     const racing = Promise.allSettled(
       Array.from({ length: 2 }, async () => {
         const racer = new TestClient(service.url);
-        const response = await racer.post('/api/v1/login/', {
-          username: changer.name,
-          password: OLD(changer.name),
-        });
+        const response = await rightLogin(racer, changer.name, OLD(changer.name));
         if (response.status === 200) changer.oldTokens.push(racer.session!);
       }),
     );
@@ -116,10 +120,7 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
     await racing;
     while (!stopLoad) {
       const client = new TestClient(service.url);
-      const response = await client.post('/api/v1/login/', {
-        username: changer.name,
-        password: NEW(changer.name),
-      });
+      const response = await rightLogin(client, changer.name, NEW(changer.name));
       expect(response.status).toBe(200);
       changer.newTokens.push(client.session!);
     }
@@ -130,7 +131,7 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
     stayerTokens.set(name, tokens);
     while (!stopLoad) {
       const client = new TestClient(service.url);
-      const response = await client.post('/api/v1/login/', { username: name, password: OLD(name) });
+      const response = await rightLogin(client, name, OLD(name));
       expect(response.status).toBe(200);
       tokens.push(client.session!);
       expect((await client.get('/api/v1/session/')).status).toBe(200);
@@ -170,6 +171,9 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
     );
     const inFlight = changers.filter((changer) => changer.changeInFlight).length;
     stopLoad = true;
+    // Counted before the kill: a login answered after this moment released its place in time.
+    // A password change checks the old password under the same throttle.
+    const reservedAtKill = rightLoginsUnanswered + inFlight;
     process.kill(service.pid, 'SIGKILL');
     await service.exited;
     await Promise.all(load);
@@ -244,7 +248,10 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
       for (const token of tokens) expect(alive.has(hashSessionToken(token)), name).toBe(true);
     }
 
-    // 4. Throttle counters: at least every failure answered, at most every failure sent.
+    // 4. Throttle counters: at least every failure answered, at most every failure sent. An
+    //    attempt reserves its place before the password is checked and a success gives the
+    //    address's place back, so the right logins and password changes cut by the kill keep theirs until the window
+    //    ends (a bounded leak, docs/security.md): the address may hold those too.
     let sent = 0;
     let refused = 0;
     for (const [name, counts] of targets) {
@@ -262,7 +269,7 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
       `SELECT sum(failures)::int AS failures FROM login_throttle WHERE key LIKE 'addr:%'`,
     );
     expect(address.rows[0]!.failures).toBeGreaterThanOrEqual(refused);
-    expect(address.rows[0]!.failures).toBeLessThanOrEqual(sent);
+    expect(address.rows[0]!.failures).toBeLessThanOrEqual(sent + reservedAtKill);
     const malformed = await db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM login_throttle WHERE failures < 1 OR window_start > updated_at',
     );
@@ -270,7 +277,11 @@ describe.skipIf(!pgEnabled)('SIGKILL in the middle of logins and password change
   });
 
   it('starts again on the same database and serves at once', async () => {
-    restarted = await startService({ DATABASE_URL: serviceDatabaseUrl(db.schema) });
+    // The same deployment's settings (its throttle budgets) as before the crash.
+    restarted = await startService({
+      DATABASE_URL: serviceDatabaseUrl(db.schema),
+      LOGIN_MAX_FAILURES: '1000',
+    });
     const client = new TestClient(restarted.url);
     expect((await client.get('/readyz')).status).toBe(200);
     const changer = changers.find((candidate) => candidate.rotated)!;

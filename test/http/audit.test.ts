@@ -165,11 +165,14 @@ for (const store of STORES) {
         `ALTER TABLE audit_events ADD CONSTRAINT test_refuses_logins CHECK (event NOT IN ('login', 'logout')) NOT VALID`,
       );
       try {
-        // A failed login whose audit insert fails counts no failure; a good one opens no session.
+        // A good login whose audit insert fails opens no session. A failed one still spends its
+        // place in the throttle: the guess was verified, and the place was taken before (fail closed).
         const failed = await login('ann', WRONG_PASSWORDS[0]!);
         expect(failed.status).toBe(500);
-        const { rows: counters } = await client.query(`SELECT * FROM login_throttle WHERE key = 'user:ann'`);
-        expect(counters).toEqual([]);
+        const { rows: counters } = await client.query<{ failures: number }>(
+          `SELECT failures FROM login_throttle WHERE key = 'user:ann'`,
+        );
+        expect(counters).toEqual([{ failures: 1 }]);
         expect((await login('ann', ANN_NEW_PASSWORD)).status).toBe(500);
         const after = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions')).rows[0]!
           .n;

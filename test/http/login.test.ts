@@ -159,6 +159,17 @@ for (const store of STORES) {
       }
     });
 
+    it('matches the username under one canonical form: compatibility forms and full case folding', async () => {
+      await seedUser(server, { username: 'Straße', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+      for (const attempt of ['STRASSE', 'strasse', 'ＳＴＲＡＳＳＥ', 'straße']) {
+        const { response } = await login(server, attempt);
+        expect(response.status).toBe(200);
+        expect(response.body.profile.username).toBe('Straße');
+      }
+      // An invisible character makes another name, which matches no account.
+      expect((await login(server, 'stra\u200bsse')).response.status).toBe(401);
+    });
+
     it('accepts and ignores the deprecated provide_basic_profile', async () => {
       for (const provide_basic_profile of [true, false]) {
         const client = new TestClient(server.url);

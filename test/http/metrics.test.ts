@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
+import { loadConfig } from '../../src/config/config.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
@@ -57,7 +58,7 @@ describe('metrics on the main port [pglite]', () => {
   const userIds: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { LOGIN_MAX_FAILURES: '1' } });
+    server = await startTestServer({ env: { LOGIN_MAX_FAILURES: '1', METRICS_ON_MAIN_PORT: 'true' } });
     for (const username of ['metrics-ann', 'metrics-bob', 'metrics-cid']) {
       const user = await seedUser(server, { username, password: PASSWORD, tenantId: 't1', groupId: 'g1' });
       userIds.push(user.userId);
@@ -94,8 +95,8 @@ describe('metrics on the main port [pglite]', () => {
     const logins = (labels: Record<string, string>) =>
       value(samples, 'gatehouse_logins_total', { method: 'password', ...labels });
     expect(logins({ outcome: 'success', reason: 'none' })).toBe(1);
-    expect(logins({ outcome: 'failure', reason: 'bad_password' })).toBe(1);
-    expect(logins({ outcome: 'failure', reason: 'unknown_user' })).toBe(1);
+    // A wrong password and an unknown user are one label, as they are one answer (issue 11.3).
+    expect(logins({ outcome: 'failure', reason: 'authentication_failed' })).toBe(2);
     expect(logins({ outcome: 'failure' })).toBe(2);
     expect(logins({ outcome: 'throttled', reason: 'too_many_attempts' })).toBe(1);
     expect(value(samples, 'gatehouse_logins_total', { method: 'sso' })).toBe(0);
@@ -142,7 +143,7 @@ describe('metrics on the main port [pglite]', () => {
     expect(delta('gatehouse_logins_total', { outcome: 'throttled' })).toBe(0);
   });
 
-  it('a login writes only what it must: the first-login mark once, the throttle reset after a failure', async () => {
+  it('a login writes only what it must: the first-login mark once, one throttle settlement per success', async () => {
     await seedUser(server, { username: 'metrics-dee', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
     const statementCount = async (statement: string) =>
       value((await scrape(server.url)).samples, 'gatehouse_store_query_duration_seconds_count', {
@@ -157,14 +158,15 @@ describe('metrics on the main port [pglite]', () => {
       (await client.post('/api/v1/login/', { username: 'metrics-dee', password })).status;
 
     const start = await counted();
-    expect(await login(PASSWORD)).toBe(200);
-    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset });
-    expect(await login(PASSWORD)).toBe(200);
-    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset });
-    expect(await login('wrong')).toBe(401);
-    server.clock.advanceSeconds(5); // past the 2 s block that LOGIN_MAX_FAILURES=1 set
+    // Each success gives back the place it reserved in the throttle (reset); a failure keeps it.
     expect(await login(PASSWORD)).toBe(200);
     expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset + 1 });
+    expect(await login(PASSWORD)).toBe(200);
+    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset + 2 });
+    expect(await login('wrong')).toBe(401);
+    server.clock.advanceSeconds(900); // past the window that LOGIN_MAX_FAILURES=1 spent
+    expect(await login(PASSWORD)).toBe(200);
+    expect(await counted()).toEqual({ mark: start.mark + 1, reset: start.reset + 3 });
   });
 
   it('times store statements by name, and exposes process metrics', async () => {
@@ -183,6 +185,28 @@ describe('metrics on the main port [pglite]', () => {
     expect(samples.some((sample) => sample.name === 'gatehouse_store_pool_in_use')).toBe(false);
     expect(samples.some((sample) => sample.name === 'process_cpu_user_seconds_total')).toBe(true);
     expect(samples.some((sample) => sample.name === 'nodejs_heap_size_used_bytes')).toBe(true);
+  });
+});
+
+describe('metrics are served only where an operator opts in (issue 11, finding 3) [pglite]', () => {
+  it('answers 404 for /metrics on the main port by default, and leaves it out of the document', async () => {
+    const server = await startTestServer();
+    try {
+      const response = await new TestClient(server.url).get('/metrics');
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('NOT_FOUND');
+      expect(server.gatehouse.metricsApp).toBeNull();
+      const document = (await new TestClient(server.url).get('/api/v1/openapi.json')).body;
+      expect(document.paths['/metrics']).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses METRICS_ON_MAIN_PORT together with METRICS_PORT', () => {
+    expect(() => loadConfig({ METRICS_ON_MAIN_PORT: 'true', METRICS_PORT: '9100' })).toThrow(
+      /METRICS_ON_MAIN_PORT/,
+    );
   });
 });
 
@@ -239,7 +263,10 @@ describe('metrics of single sign-on [pglite]', () => {
       },
     });
     const tap = new ProviderTap(() => tp.issuer);
-    server = await startTestServer({ env: ssoEnv(tp), oidcFetch: tap.fetch });
+    server = await startTestServer({
+      env: ssoEnv(tp, { METRICS_ON_MAIN_PORT: 'true' }),
+      oidcFetch: tap.fetch,
+    });
     await seedUser(server, { username: 'gina', userLevel: 8, tenantId: 't1', groupId: 'g1' });
   });
   afterAll(async () => {
@@ -255,7 +282,11 @@ describe('metrics of single sign-on [pglite]', () => {
     expect(value(samples, 'gatehouse_logins_total', { method: 'sso', outcome: 'success' })).toBe(1);
     expect(value(samples, 'gatehouse_logins_total', { method: 'sso', outcome: 'failure' })).toBe(1);
     expect(
-      value(samples, 'gatehouse_logins_total', { method: 'sso', outcome: 'failure', reason: 'unknown_user' }),
+      value(samples, 'gatehouse_logins_total', {
+        method: 'sso',
+        outcome: 'failure',
+        reason: 'sso_invalid_groupid_and_username',
+      }),
     ).toBe(1);
     const calls = (endpoint: string) =>
       value(samples, 'gatehouse_oidc_request_duration_seconds_count', { endpoint, outcome: 'ok' });
@@ -272,7 +303,7 @@ describe.skipIf(!pgEnabled)('metrics of the PostgreSQL pool [postgres]', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ store: 'postgres' });
+    server = await startTestServer({ store: 'postgres', env: { METRICS_ON_MAIN_PORT: 'true' } });
   });
   afterAll(() => server?.close());
 

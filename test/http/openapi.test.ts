@@ -60,7 +60,7 @@ describe('OpenAPI document [pglite]', () => {
   let conformance: OpenApiConformance;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { LOGIN_MAX_FAILURES: '1' } });
+    server = await startTestServer({ env: { LOGIN_MAX_FAILURES: '1', METRICS_ON_MAIN_PORT: 'true' } });
     await seedUser(server, { username: 'ann', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
     await seedUser(server, { username: 'carl', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
     await seedUser(server, { username: 'dora', password: PASSWORD, tenantId: 't1', groupId: 'g1' });

@@ -83,6 +83,34 @@ for (const store of STORES) {
       },
     );
 
+    it.each<[string, string]>([
+      [
+        'aaaaaaaaaaaaaaaa',
+        'is too easy to guess: Repeated characters like "aaa" are easy to guess. Add more words that are less common.',
+      ],
+      [
+        'passwordpassword',
+        'is too easy to guess: Repeated character patterns like "abcabcabc" are easy to guess. Add more words that are less common.',
+      ],
+      [
+        'qwertyuiop123456',
+        'is too easy to guess: This is similar to a commonly used password. Add more words that are less common.',
+      ],
+    ])(
+      'refuses %s, long enough and not on the common list, as too easy to guess, saying why',
+      async (candidate, message) => {
+        const username = await freshUser();
+        const { client } = await loggedIn(username);
+        const response = await client.post('/api/v1/password/', {
+          old_password: PASSWORD,
+          new_password: candidate,
+        });
+        expectProblem(response, 400, 'PASSWORD_POLICY');
+        expect(response.body.errors).toEqual([{ path: 'new_password', message }]);
+        await loggedIn(username, PASSWORD);
+      },
+    );
+
     it('refuses the username as the new password', async () => {
       seq += 1;
       const username = `long-username-${seq}`;

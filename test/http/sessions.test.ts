@@ -251,6 +251,101 @@ for (const store of STORES) {
     });
   });
 
+  describe.skipIf(store === 'postgres' && !pgEnabled)(
+    `bounded and paged sessions (issue 14, finding 1) [${store}]`,
+    () => {
+      let server: TestServer;
+      let conformance: OpenApiConformance;
+      let annId: string;
+
+      beforeAll(async () => {
+        // Parallel logins each hold a place in the throttle's budget while they verify: room for 12.
+        server = await startTestServer({
+          store,
+          env: { SESSIONS_PER_USER_MAX: '4', LOGIN_MAX_FAILURES: '20' },
+        });
+        annId = (
+          await seedUser(server, { username: 'ann', password: PASSWORD, tenantId: 't1', groupId: 'g1' })
+        ).userId;
+        await seedUser(server, { username: 'bob', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+        conformance = await OpenApiConformance.load(server.url);
+      });
+      afterAll(() => server?.close());
+
+      async function login(username: string): Promise<TestClient> {
+        const client = new TestClient(server.url);
+        expect((await client.post('/api/v1/login/', { username, password: PASSWORD })).status).toBe(200);
+        server.clock.advanceSeconds(1);
+        return client;
+      }
+      const alive = async (client: TestClient) => (await client.get('/api/v1/session/')).status === 200;
+
+      it('a login beyond SESSIONS_PER_USER_MAX ends the least recently used session, audited as such', async () => {
+        const clients: TestClient[] = [];
+        for (let i = 0; i < 4; i++) clients.push(await login('ann'));
+        // The oldest is used again (last-seen is written at most once a minute): it is not the least recent.
+        server.clock.advanceSeconds(120);
+        expect(await alive(clients[0]!)).toBe(true);
+        clients.push(await login('ann'));
+        clients.push(await login('ann'));
+        expect(await Promise.all(clients.map(alive))).toEqual([true, false, false, true, true, true]);
+        const events = await server.gatehouse.store.audit.listForUser(annId, { limit: 100 });
+        const limited = events.filter((event) => event.reason === 'session_limit');
+        expect(limited).toHaveLength(2);
+        expect(limited[0]).toMatchObject({ event: 'session_revoked', actor: 'system', sessionCount: 1 });
+      });
+
+      it('keeps exactly SESSIONS_PER_USER_MAX under parallel logins', async () => {
+        const clients = await Promise.all(
+          Array.from({ length: 12 }, async () => {
+            const client = new TestClient(server.url);
+            expect(
+              (await client.post('/api/v1/login/', { username: 'bob', password: PASSWORD })).status,
+            ).toBe(200);
+            return client;
+          }),
+        );
+        expect((await Promise.all(clients.map(alive))).filter(Boolean)).toHaveLength(4);
+      });
+
+      it('pages the list newest first with next_cursor, and refuses a bad limit or cursor with 400', async () => {
+        const client = await login('ann');
+        const seen: string[] = [];
+        let path = `${LIST}?limit=3`;
+        const pages: number[] = [];
+        for (;;) {
+          const response = await client.get(path);
+          conformance.assert('GET', path, response);
+          expect(response.status).toBe(200);
+          pages.push(response.body.sessions.length);
+          seen.push(...response.body.sessions.map((session: { created_at: string }) => session.created_at));
+          if (!response.body.next_cursor) break;
+          path = `${LIST}?limit=3&cursor=${encodeURIComponent(response.body.next_cursor)}`;
+        }
+        expect(pages).toEqual([3, 1]);
+        expect(seen).toEqual([...seen].sort().reverse());
+        expect((await client.get(`${LIST}?limit=4`)).body.next_cursor).toBeUndefined();
+        for (const query of [
+          'limit=0',
+          'limit=101',
+          'limit=abc',
+          'limit=-1',
+          'limit=1&limit=2',
+          'cursor=%25%25',
+          'cursor=bm90LWEtY3Vyc29y',
+        ]) {
+          const response = await client.get(`${LIST}?${query}`);
+          conformance.assert('GET', `${LIST}?${query}`, response);
+          expect({ query, status: response.status, code: response.body.code }).toEqual({
+            query,
+            status: 400,
+            code: 'INVALID_REQUEST',
+          });
+        }
+      });
+    },
+  );
+
   describe.skipIf(store === 'postgres' && !pgEnabled)(`the service's purge [${store}]`, () => {
     let server: TestServer;
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { UsernameClashError } from '../../src/adapters/sql/migration-steps/canonical-usernames.js';
 import {
   type Migration,
   MigrationChecksumError,
@@ -6,6 +7,7 @@ import {
   migrationsApplied,
 } from '../../src/adapters/sql/migrator.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import {
   connectPostgres,
   forEachStore,
@@ -113,6 +115,67 @@ forEachStore('migrations', (open) => {
       expect(await recorded(client)).toHaveLength(all.length);
       expect(await tableExists(client, 'good_by_test')).toBe(false);
       expect(await tableExists(client, 'broken_by_test')).toBe(false);
+    });
+  });
+});
+
+forEachStore('migration 0003: one canonical username (issue 11, finding 2)', (open) => {
+  const all = testMigrations();
+  const upTo0002 = all.filter((m) => m.name < '0003');
+
+  async function addUser(client: SqlClient, userId: string, username: string): Promise<void> {
+    await client.query(
+      'INSERT INTO users (user_id, username, user_level, created_at) VALUES ($1, $2, 16, now())',
+      [userId, username],
+    );
+  }
+
+  it('fills the canonical key of existing rows, and the lookups then use it', async () => {
+    await withClient(await open({ migrated: false }), async (client) => {
+      await migrate(client, upTo0002);
+      await addUser(client, 'u1', 'Straße');
+      await addUser(client, 'u2', 'ＡＤＭＩＮ');
+      await addUser(client, 'u3', 'ann');
+      expect(await migrate(client, all)).toEqual(all.slice(upTo0002.length).map((m) => m.name));
+      const { rows } = await client.query<{ user_id: string; username_key: string }>(
+        'SELECT user_id, username_key FROM users ORDER BY user_id',
+      );
+      expect(rows).toEqual([
+        { user_id: 'u1', username_key: 'strasse' },
+        { user_id: 'u2', username_key: 'admin' },
+        { user_id: 'u3', username_key: 'ann' },
+      ]);
+      const users = new SqlUserRepository(client);
+      expect((await users.findByUsername('STRASSE'))?.userId).toBe('u1');
+      expect((await users.findByUsername('admin'))?.userId).toBe('u2');
+      // One account, one key: a near-duplicate cannot be added beside it.
+      await expect(addUser(client, 'u4', 'strasse')).rejects.toThrow();
+    });
+  });
+
+  it('refuses to go on when existing rows clash, naming every clash, and changes nothing', async () => {
+    await withClient(await open({ migrated: false }), async (client) => {
+      await migrate(client, upTo0002);
+      await addUser(client, 'u1', 'Straße');
+      await addUser(client, 'u2', 'strasse');
+      await addUser(client, 'u3', 'Ann');
+      await addUser(client, 'u4', 'ａｎｎ');
+      await addUser(client, 'u5', 'bob');
+      const error = await migrate(client, all).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(UsernameClashError);
+      const message = (error as Error).message;
+      expect(message).toContain('"Straße" (user_id "u1") and "strasse" (user_id "u2")');
+      expect(message).toContain('"Ann" (user_id "u3") and "ａｎｎ" (user_id "u4")');
+      expect(message).not.toContain('bob');
+      expect((await recorded(client)).map((m) => m.name)).toEqual(upTo0002.map((m) => m.name));
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'users' AND column_name = 'username_key'",
+      );
+      expect(rows[0]!.n).toBe(0);
+      // Once the operator renames one of each, start-up goes on.
+      await client.query("UPDATE users SET username = 'strasse2' WHERE user_id = 'u2'");
+      await client.query("UPDATE users SET username = 'ann2' WHERE user_id = 'u4'");
+      expect(await migrate(client, all)).toHaveLength(all.length - upTo0002.length);
     });
   });
 });

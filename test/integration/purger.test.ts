@@ -70,7 +70,7 @@ forEachStore('purger', (open) => {
     const live = await openSessions(2);
     clock.advance(1000 * 1000); // `idle`: 2000 s idle > 1800 s; `live`: 1000 s
     const untouched = new Purger(store, clock, SETTINGS);
-    expect(await untouched.runOnce()).toEqual({ sessions: 3, throttle: 0, audit: 0 });
+    expect(await untouched.runOnce()).toEqual({ sessions: 3, throttle: 0, audit: 0, logoutTokens: 0 });
     for (const hash of idle) expect(await store.sessions.findByTokenHash(hash)).toBeNull();
     for (const hash of live) expect(await store.sessions.findByTokenHash(hash)).not.toBeNull();
 
@@ -83,15 +83,15 @@ forEachStore('purger', (open) => {
     expect(await count(client, 'sessions')).toBe(0);
   });
 
-  it('deletes throttling rows older than the failure window, never a running block', async () => {
-    await store.throttle.recordFailure('user:old', clock.now(), 900);
-    await store.throttle.recordFailure('user:blocked', clock.now(), 900);
-    await store.throttle.block('user:blocked', new Date(T0.getTime() + 2 * HOUR_MS));
-    clock.advance(1000 * 1000);
-    await store.throttle.recordFailure('user:recent', clock.now(), 900);
+  it('deletes throttling rows whose failure window is over', async () => {
+    await store.throttle.reserve('user:old', 5, clock.now(), 900);
+    clock.advance(500 * 1000);
+    await store.throttle.reserve('user:running', 5, clock.now(), 900);
+    clock.advance(500 * 1000);
+    await store.throttle.reserve('user:recent', 5, clock.now(), 900);
     expect((await new Purger(store, clock, SETTINGS).runOnce()).throttle).toBe(1);
     const { rows } = await client.query<{ key: string }>('SELECT key FROM login_throttle ORDER BY key');
-    expect(rows.map((row) => row.key)).toEqual(['user:blocked', 'user:recent']);
+    expect(rows.map((row) => row.key)).toEqual(['user:recent', 'user:running']);
   });
 
   it('deletes audit events past AUDIT_RETENTION_DAYS; 0 keeps them for ever', async () => {
@@ -141,7 +141,7 @@ forEachStore('purger', (open) => {
     vi.advanceTimersByTime(1000);
     await purger.stop();
     expect(await count(client, 'sessions')).toBe(0);
-    expect(purged).toEqual([{ sessions: 2, throttle: 0, audit: 0 }]);
+    expect(purged).toEqual([{ sessions: 2, throttle: 0, audit: 0, logoutTokens: 0 }]);
     // Stopped: no further cycle.
     await openSessions(1);
     clock.advance(DAY_MS);

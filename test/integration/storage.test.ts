@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observedSqlClient } from '../../src/adapters/metrics/observed-sql-client.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { seenLogoutTokensContract } from '../contract/seen-logout-tokens.contract.js';
 import { newSession, sessionRepositoryContract } from '../contract/session-repository.contract.js';
 import { throttleStoreContract } from '../contract/throttle-store.contract.js';
 import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
@@ -26,6 +27,7 @@ forEachStore('SQL storage', (open) => {
   userRepositoryContract(fresh);
   sessionRepositoryContract(fresh);
   throttleStoreContract(fresh);
+  seenLogoutTokensContract(async () => (await fresh()).logoutTokens);
 
   describe('unbatched session lookups (as inside a transaction)', () => {
     sessionRepositoryContract(async () => {

@@ -578,8 +578,13 @@ export function fuzzBodiesSuite(store: StoreKind): void {
         const operation = op('login');
         const property = 'login throttled (429)';
         const now = server.clock.now();
-        await server.gatehouse.store.throttle.recordFailure('user:throttled', now, 3600);
-        await server.gatehouse.store.throttle.block('user:throttled', new Date(now.getTime() + 3600_000));
+        // Spends the account's whole budget in a window that begins now.
+        const { maxFailures, windowS } = server.config.throttle;
+        await Promise.all(
+          Array.from({ length: maxFailures }, () =>
+            server.gatehouse.store.throttle.reserve('user:throttled', maxFailures, now, windowS),
+          ),
+        );
         await fc.assert(
           fc.asyncProperty(
             fc.constantFrom('throttled', 'THROTTLED', 'Throttled'),

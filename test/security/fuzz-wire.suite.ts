@@ -344,10 +344,11 @@ export function fuzzWireSuite(store: StoreKind): void {
               // Node counts the request target and every header name and value against the
               // limit (not the separators and line ends).
               const headSize = headers.reduce((sum, [name, value]) => sum + name.length + value.length, 20);
-              if (headSize < HEADER_LIMIT - 1024) {
-                // Node keeps the first 200 header lines (maxHeadersCount); the cookie is among them.
+              // More than 200 header lines is 431 on every Node version (src/adapters/http/server.ts).
+              const lines = headers.length + (target === 'login' ? 2 : 0); // content-type, content-length
+              if (lines > 200) expect(answer.status).toBe(431);
+              else if (headSize < HEADER_LIMIT - 1024)
                 expect(answer.status).toBe(target === 'session' ? 200 : 400);
-              }
               if (headSize > HEADER_LIMIT + 1024) expect(answer.status).toBe(431);
             },
           ),
@@ -421,9 +422,15 @@ export function fuzzWireSuite(store: StoreKind): void {
                 requestBytes(method, path, head, body),
                 [200, 400, 401, 431],
               );
+              // A thousand header lines is past the 200 a request may carry.
+              if (layout === 'a thousand lines') {
+                expect(answer.status).toBe(431);
+                return;
+              }
               if (target === 'session' && layout === 'one header') {
-                // The first sessionid wins (src/adapters/http/cookies.ts).
-                expect(answer.status).toBe(which === 'valid' ? 200 : 401);
+                // The one live session wins wherever it stands, made-up values beside it or not
+                // (issue 14, finding 2; src/adapters/http/cookies.ts).
+                expect(answer.status).toBe(which === 'valid' || which === 'made-up then valid' ? 200 : 401);
               }
               if (target === 'session' && which !== 'valid' && which !== 'made-up then valid') {
                 expect(answer.status).toBe(401);

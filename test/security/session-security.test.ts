@@ -49,6 +49,8 @@ for (const store of STORES) {
           SESSION_IDLE_TIMEOUT_S: String(IDLE_S),
           SESSION_ABSOLUTE_TIMEOUT_S: String(ABSOLUTE_S),
           LOGIN_MAX_FAILURES: '1000',
+          // One test issues a thousand sessions to one user to look at their ids.
+          SESSIONS_PER_USER_MAX: '2000',
         },
       });
       operations = await servedOperations(server);
@@ -190,7 +192,7 @@ for (const store of STORES) {
         const result = await issuer.issue(sqlStore, {
           user,
           method: 'password',
-          presentedToken: null,
+          presentedTokens: [],
           client,
         });
         tokens.push(result.token);

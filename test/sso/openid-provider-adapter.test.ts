@@ -487,24 +487,41 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
     const { sid } = await login(provider);
     await tp.sendBackchannelLogout({ sub: 'alice', sid: sid! });
     const token = tp.capturedLogoutTokens.at(-1)!;
-    expect(await provider.validateLogoutToken(token)).toEqual({ issuer: tp.issuer, subject: 'alice', sid });
+    const claims = await provider.validateLogoutToken(token);
+    expect(claims).toMatchObject({ issuer: tp.issuer, subject: 'alice', sid });
+    expect(claims.tokenId).toMatch(/^.{1,255}$/);
+    // Accepted until exp, or sooner 120 s past iat: never longer.
+    expect(claims.acceptedUntil.getTime()).toBeLessThanOrEqual(Date.now() + 121_000);
   });
 
   it('accepts hand-signed tokens with sub only, sid only, and an aud array', async () => {
     const provider = adapter();
-    expect(await provider.validateLogoutToken(tp.signLogoutToken({ sub: 'bob' }))).toEqual({
-      issuer: tp.issuer,
-      subject: 'bob',
-    });
-    expect(await provider.validateLogoutToken(tp.signLogoutToken({ sub: undefined, sid: 's-1' }))).toEqual({
+    /** The identifying claims; tokenId and acceptedUntil are checked in their own tests. */
+    const identity = async (token: string) => {
+      const { tokenId: _id, acceptedUntil: _until, ...rest } = await provider.validateLogoutToken(token);
+      return rest;
+    };
+    expect(await identity(tp.signLogoutToken({ sub: 'bob' }))).toEqual({ issuer: tp.issuer, subject: 'bob' });
+    expect(await identity(tp.signLogoutToken({ sub: undefined, sid: 's-1' }))).toEqual({
       issuer: tp.issuer,
       sid: 's-1',
     });
     expect(
-      await provider.validateLogoutToken(
-        tp.signLogoutToken({ aud: ['x', 'gatehouse'] }, { header: { typ: undefined } }),
-      ),
+      await identity(tp.signLogoutToken({ aud: ['x', 'gatehouse'] }, { header: { typ: undefined } })),
     ).toEqual({ issuer: tp.issuer, subject: 'alice' });
+  });
+
+  it('gives the jti, and accepts a token until its exp or 120 s past its iat, whichever is first', async () => {
+    const provider = adapter();
+    const t = Math.floor(Date.now() / 1000);
+    const long = await provider.validateLogoutToken(
+      tp.signLogoutToken({ jti: 'j-1', iat: t, exp: t + 3600 }),
+    );
+    expect(long.tokenId).toBe('j-1');
+    expect(long.acceptedUntil.getTime()).toBe((t + 120) * 1000);
+    const short = await provider.validateLogoutToken(tp.signLogoutToken({ iat: t, exp: t + 30 }));
+    expect(short.acceptedUntil.getTime()).toBeLessThanOrEqual((t + 30 + 60) * 1000);
+    expect(short.acceptedUntil.getTime()).toBeGreaterThanOrEqual((t + 30) * 1000);
   });
 
   const now = () => Math.floor(Date.now() / 1000);
@@ -529,6 +546,14 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
     ['no iat', () => tp.signLogoutToken({ iat: undefined })],
     ['a passed exp', () => tp.signLogoutToken({ iat: now() - 100, exp: now() - 60 })],
     ['neither sub nor sid', () => tp.signLogoutToken({ sub: undefined, sid: undefined })],
+    // Issue 14, finding 8 and issue 11, finding 10.
+    ['no exp', () => tp.signLogoutToken({ exp: undefined })],
+    ['no jti', () => tp.signLogoutToken({ jti: undefined })],
+    ['a jti that is not a string', () => tp.signLogoutToken({ jti: 42 })],
+    ['a jti of 256 characters', () => tp.signLogoutToken({ jti: 'j'.repeat(256) })],
+    ['a sub of 256 characters', () => tp.signLogoutToken({ sub: 's'.repeat(256) })],
+    ['a sid of 256 characters', () => tp.signLogoutToken({ sid: 's'.repeat(256) })],
+    ['b64 false without crit', () => tp.signLogoutToken({}, { header: { b64: false } })],
     ['typ JWT', () => tp.signLogoutToken({}, { header: { typ: 'JWT' } })],
     ['alg none', () => tp.signLogoutToken({}, { key: { alg: 'none' } })],
     [

@@ -35,6 +35,16 @@ const ACCOUNTS = {
   stranger: { preferred_username: 'stranger', groups: ['g1'] },
   'gina-elsewhere': { preferred_username: 'gina', groups: ['g9'] },
   eve: { preferred_username: 'eve', groups: ['g1'] },
+  // Issue 14, finding 3: look-alikes of gina that must not log in as gina.
+  'gina-nbsp': { preferred_username: '\u00a0gina\u3000', groups: ['g1'] },
+  'gina-bom': { preferred_username: '\ufeffgina', groups: ['g1'] },
+  'gina-junk-groups': { preferred_username: 'gina', groups: ['g1', 5, null, ['g2'], {}] },
+  // Issue 11, finding 2: the canonical form matches: fullwidth and folded case are gina's account.
+  'hana-fullwidth': { preferred_username: 'ＨＡＮＡ', groups: ['g1'] },
+  // Issue 11, finding 6: provider accounts (other subs) claiming the usernames of bound users.
+  ida: { preferred_username: 'ida', groups: ['g1'] },
+  kay: { preferred_username: 'kay', groups: ['g1'] },
+  'ida-impostor': { preferred_username: 'ida', groups: ['g1'] },
 };
 
 async function seedDirectory(server: TestServer): Promise<void> {
@@ -46,6 +56,10 @@ async function seedDirectory(server: TestServer): Promise<void> {
     firstName: 'Gina',
   });
   await seedUser(server, { username: 'gail', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+  await seedUser(server, { username: 'hana', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+  await seedUser(server, { username: 'ida', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+  await seedUser(server, { username: 'jo', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+  await seedUser(server, { username: 'kay', userLevel: 8, tenantId: 't1', groupId: 'g1' });
   await seedUser(server, { username: 'bob', userLevel: 8, tenantId: 't1', groupId: 'g1' });
   await seedUser(server, { username: 'eve', userLevel: 0, tenantId: 't1', groupId: 'g1' });
   await seedUser(server, { username: 'gina-g9', userLevel: 8, tenantId: 't1', groupId: 'g9' });
@@ -161,6 +175,65 @@ for (const store of STORES) {
       );
     });
 
+    it.each<[string, (header: Record<string, unknown>, claims: Record<string, unknown>) => [object, object]]>(
+      [
+        ['an azp naming another client beside a single aud', (h, c) => [h, { ...c, azp: 'other-app' }]],
+        ['a header typ logout+jwt', (h, c) => [{ ...h, typ: 'logout+jwt' }, c]],
+        ['a header typ at+jwt', (h, c) => [{ ...h, typ: 'at+jwt' }, c]],
+        ['a header typ application/at+jwt', (h, c) => [{ ...h, typ: 'application/at+jwt' }, c]],
+        ['b64 false without crit', (h, c) => [{ ...h, b64: false }, c]],
+        ['a sub of 256 characters', (h, c) => [h, { ...c, sub: 's'.repeat(256) }]],
+        ['a sid of 256 characters', (h, c) => [h, { ...c, sid: 's'.repeat(256) }]],
+      ],
+    )(
+      'refuses an ID token with %s, signed by the provider, with SSO_INVALID (issue 14, finding 8)',
+      async (_label, change) => {
+        tap.rewriteToken = (body) => {
+          const [header, claims] = change({ typ: 'JWT' }, decodeJwtPayload(body.id_token!));
+          return {
+            ...body,
+            id_token: signJwt(
+              header as Record<string, unknown>,
+              claims as Record<string, unknown>,
+              tp.signingKey,
+            ),
+          };
+        };
+        expectProblem(
+          await ssoLogin(new TestClient(server.url), tp, { accountId: 'gina' }),
+          401,
+          'SSO_INVALID',
+        );
+      },
+    );
+
+    it('accepts an ID token re-signed with typ JWT, an azp naming this client, and a sub of 255 characters', async () => {
+      tap.rewriteToken = (body) => {
+        const claims = decodeJwtPayload(body.id_token!);
+        return {
+          ...body,
+          id_token: signJwt(
+            { typ: 'JWT' },
+            { ...claims, azp: claims.aud, sub: 's'.repeat(255) },
+            tp.signingKey,
+          ),
+        };
+      };
+      const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'kay' });
+      expect(response.status).toBe(200);
+    });
+
+    it('refuses a token endpoint answer over 256 KB with SSO_INVALID, and takes one just under (issue 14, finding 9)', async () => {
+      tap.rewriteToken = (body) => ({ ...body, access_token: 'a'.repeat(256 * 1024) });
+      expectProblem(
+        await ssoLogin(new TestClient(server.url), tp, { accountId: 'gina' }),
+        401,
+        'SSO_INVALID',
+      );
+      tap.rewriteToken = (body) => ({ ...body, access_token: 'a'.repeat(200 * 1024) });
+      expect((await ssoLogin(new TestClient(server.url), tp, { accountId: 'gina' })).status).toBe(200);
+    });
+
     it('refuses a replayed authorization code with SSO_REFUSED', async () => {
       const sent = nonce();
       const { code } = await tp.issueCode({ accountId: 'gina', nonce: sent, redirectUri: REDIRECT_URI });
@@ -195,6 +268,62 @@ for (const store of STORES) {
           'SSO_INVALID_GROUPID_AND_USERNAME',
         );
       }
+    });
+
+    it('refuses a username wrapped in Unicode white space or a BOM with SSO_INVALID_USERNAME, not as gina', async () => {
+      for (const accountId of ['gina-nbsp', 'gina-bom']) {
+        expectProblem(
+          await ssoLogin(new TestClient(server.url), tp, { accountId }),
+          401,
+          'SSO_INVALID_USERNAME',
+        );
+      }
+    });
+
+    it('refuses a group claim with non-string entries with SSO_INVALID_GROUPID_AND_USERNAME', async () => {
+      expectProblem(
+        await ssoLogin(new TestClient(server.url), tp, { accountId: 'gina-junk-groups' }),
+        401,
+        'SSO_INVALID_GROUPID_AND_USERNAME',
+      );
+    });
+
+    it('matches the username under its canonical form (fullwidth, any case)', async () => {
+      const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'hana-fullwidth' });
+      expect(response.status).toBe(200);
+      expect(response.body.profile.username).toBe('hana');
+    });
+
+    it('binds a user to the provider account of its first SSO login; another sub is refused until an administrator resets it (issue 11, finding 6)', async () => {
+      const users = server.gatehouse.store.users;
+      const ida = (await users.findByUsername('ida'))!;
+      expect(ida.ssoIdentity).toBeNull();
+      expect((await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida' })).status).toBe(200);
+      expect((await users.findByUsername('ida'))!.ssoIdentity).toEqual({ issuer: tp.issuer, subject: 'ida' });
+      expect((await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida' })).status).toBe(200);
+
+      // Same username claim, another provider account: refused with the failed-match code.
+      const impostor = await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida-impostor' });
+      expectProblem(impostor, 401, 'SSO_INVALID_GROUPID_AND_USERNAME');
+      const trail = await server.gatehouse.store.audit.listForUser(ida.userId, { limit: 100 });
+      expect(trail.some((event) => event.reason === 'sso_account_mismatch')).toBe(true);
+
+      // One provider account, one user: ida's account cannot be bound to jo as well.
+      const jo = (await users.findByUsername('jo'))!;
+      expect(await users.bindProviderAccount(jo.userId, { issuer: tp.issuer, subject: 'ida' })).toBe(
+        'refused',
+      );
+
+      // The administrator resets the binding (gatehouse user reset-sso): the next SSO login binds again.
+      expect(await users.clearProviderAccount(ida.userId)).toBe(true);
+      expect((await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida-impostor' })).status).toBe(
+        200,
+      );
+      expectProblem(
+        await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida' }),
+        401,
+        'SSO_INVALID_GROUPID_AND_USERNAME',
+      );
     });
 
     it('refuses a user whose level is not in SSO_USER_LEVELS (end user, default [8])', async () => {

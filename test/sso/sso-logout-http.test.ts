@@ -288,6 +288,26 @@ for (const store of STORES) {
         expect(await statuses([s.ginaOne, s.ginaTwo, s.gail])).toEqual([401, 401, 200]);
       });
 
+      it('refuses a logout token posted a second time: the session made since stays (issue 11, finding 10)', async () => {
+        const s = await threeSessions();
+        const token = tp.signLogoutToken({ sub: 'gina' });
+        expect((await postForm(server, form(token))).status).toBe(200);
+        expect(await statuses([s.ginaOne, s.ginaTwo, s.gail])).toEqual([401, 401, 200]);
+        const later = await offlineLogin('gina');
+        const replayed = await postForm(server, form(token));
+        expect(replayed.status).toBe(400);
+        expect(replayed.body.code).toBe('INVALID_REQUEST');
+        expect(await sessionStatus(server, later.token)).toBe(200);
+      });
+
+      it('a logout token naming both a sid and a sub ends a session only when both match (issue 14, finding 8)', async () => {
+        const s = await threeSessions();
+        // gail's sub with gina's sid: no session has both.
+        const mixed = tp.signLogoutToken({ sub: 'gail', sid: s.sidOne });
+        expect((await postForm(server, form(mixed))).status).toBe(200);
+        expect(await statuses([s.ginaOne, s.ginaTwo, s.gail])).toEqual([200, 200, 200]);
+      });
+
       const now = () => Math.floor(Date.now() / 1000);
       it.each<[string, (sid: string) => string]>([
         ['malformed', () => 'not-a-jwt'],

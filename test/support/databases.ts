@@ -16,6 +16,7 @@ import { PgSqlClient } from '../../src/adapters/sql/pg-sql-client.js';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { SqlAuditLog } from '../../src/adapters/sql/sql-audit-log.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { SqlSeenLogoutTokens } from '../../src/adapters/sql/sql-seen-logout-tokens.js';
 import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
@@ -188,6 +189,7 @@ export interface Repositories {
   sessions: SqlSessionRepository;
   throttle: SqlThrottleStore;
   audit: SqlAuditLog;
+  logoutTokens: SqlSeenLogoutTokens;
 }
 
 /** The repositories as SqlStore builds them outside a transaction (session lookups batched). */
@@ -198,5 +200,6 @@ export function repositories(client: SqlClient, options: { batchLookups?: boolea
     sessions: new SqlSessionRepository(client, { batchLookups: options.batchLookups ?? true }),
     throttle: new SqlThrottleStore(client),
     audit: new SqlAuditLog(client),
+    logoutTokens: new SqlSeenLogoutTokens(client),
   };
 }

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
+import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import {
@@ -43,6 +44,10 @@ export interface StartOptions {
   prepare?: (gatehouse: Gatehouse) => Promise<void> | void;
   /** Replaces the `fetch` Gatehouse uses towards the OpenID provider (createGatehouse's oidcFetch). */
   oidcFetch?: typeof fetch;
+  /** The hasher the service uses (default: argon2id with the configured parameters). */
+  passwordHasher?: PasswordHasher;
+  /** An open database to serve from (another instance's, to run two on one store); default: a fresh one. */
+  sqlClient?: SqlClient;
 }
 
 /** A real Gatehouse on a real loopback socket over a fresh, migrated database. */
@@ -65,8 +70,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
   });
   const clock = options.clock ?? new TestClock();
-  const hasher = new Argon2PasswordHasher(config.password.argon2);
-  const sqlClient = await openTestStore(options.store ?? 'pglite');
+  const hasher = options.passwordHasher ?? new Argon2PasswordHasher(config.password.argon2);
+  const sqlClient = options.sqlClient ?? (await openTestStore(options.store ?? 'pglite'));
   const gatehouse = await createGatehouse({
     config,
     logger: createLogger(config.logLevel, sink),

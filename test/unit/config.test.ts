@@ -32,7 +32,8 @@ describe('loadConfig defaults (contract section 7)', () => {
 
   it('hides backend info, times sessions out after 30 min idle and 12 h', () => {
     expect(config.provideBackendInfo).toBe(false);
-    expect(config.session).toEqual({ idleTimeoutS: 1800, absoluteTimeoutS: 43_200 });
+    expect(config.session).toEqual({ idleTimeoutS: 1800, absoluteTimeoutS: 43_200, perUserMax: 100 });
+    expect(config.metrics.onMainPort).toBe(false);
   });
 
   it('names the cookie sessionid, Secure, SameSite lax, no Domain', () => {
@@ -102,7 +103,7 @@ describe('loadConfig reads every variable', () => {
     expect(config.http).toMatchObject({ port: 9000, host: '0.0.0.0' });
     expect(config.database).toMatchObject({ kind: 'postgres', url: 'postgres://u@db.example:5432/gh' });
     expect(config.provideBackendInfo).toBe(true);
-    expect(config.session).toEqual({ idleTimeoutS: 600, absoluteTimeoutS: 7200 });
+    expect(config.session).toEqual({ idleTimeoutS: 600, absoluteTimeoutS: 7200, perUserMax: 100 });
     expect(config.cookie).toEqual({
       name: '__Host-sessionid',
       secure: true,

@@ -2,17 +2,18 @@ import { describe, expect, it } from 'vitest';
 import {
   type CookieSettings,
   clearedSessionCookie,
-  readCookie,
+  MAX_COOKIE_VALUES,
+  readCookies,
   sessionCookie,
 } from '../../src/adapters/http/cookies.js';
 
 const TOKEN = 'A'.repeat(40) + '_-9';
 
-describe('readCookie', () => {
+describe('readCookies', () => {
   it('finds nothing without a header or without the cookie', () => {
-    expect(readCookie(undefined, 'sessionid')).toBeNull();
-    expect(readCookie('', 'sessionid')).toBeNull();
-    expect(readCookie('other=1; more=2', 'sessionid')).toBeNull();
+    expect(readCookies(undefined, 'sessionid')).toEqual([]);
+    expect(readCookies('', 'sessionid')).toEqual([]);
+    expect(readCookies('other=1; more=2', 'sessionid')).toEqual([]);
   });
 
   it('reads the cookie wherever it stands among 1000 cookies', () => {
@@ -21,40 +22,45 @@ describe('readCookie', () => {
     const middle = [...others.slice(0, 500), `sessionid=${TOKEN}`, ...others.slice(500)].join('; ');
     const last = [...others, `sessionid=${TOKEN}`].join('; ');
     expect(first.split(';').length).toBe(1000);
-    expect(readCookie(first, 'sessionid')).toBe(TOKEN);
-    expect(readCookie(middle, 'sessionid')).toBe(TOKEN);
-    expect(readCookie(last, 'sessionid')).toBe(TOKEN);
-    expect(readCookie(others.join('; '), 'sessionid')).toBeNull();
-    expect(readCookie(others.join('; '), 'c998')).toBe('v998');
+    expect(readCookies(first, 'sessionid')).toEqual([TOKEN]);
+    expect(readCookies(middle, 'sessionid')).toEqual([TOKEN]);
+    expect(readCookies(last, 'sessionid')).toEqual([TOKEN]);
+    expect(readCookies(others.join('; '), 'sessionid')).toEqual([]);
+    expect(readCookies(others.join('; '), 'c998')).toEqual(['v998']);
   });
 
-  it('takes the first occurrence when the name repeats', () => {
-    expect(readCookie('sessionid=first; sessionid=second', 'sessionid')).toBe('first');
-    expect(readCookie('a=1; sessionid=first; b=2; sessionid=second', 'sessionid')).toBe('first');
+  it('reads every value when the name repeats, in order, once each, at most MAX_COOKIE_VALUES', () => {
+    expect(readCookies('sessionid=first; sessionid=second', 'sessionid')).toEqual(['first', 'second']);
+    expect(readCookies('a=1; sessionid=first; b=2; sessionid=second; sessionid=first', 'sessionid')).toEqual([
+      'first',
+      'second',
+    ]);
+    const many = Array.from({ length: 50 }, (_, i) => `sessionid=v${i}`).join('; ');
+    expect(readCookies(many, 'sessionid')).toHaveLength(MAX_COOKIE_VALUES);
   });
 
   it('unquotes a quoted value', () => {
-    expect(readCookie(`a=1; sessionid="${TOKEN}"; b=2`, 'sessionid')).toBe(TOKEN);
-    expect(readCookie('sessionid=""', 'sessionid')).toBe('');
+    expect(readCookies(`a=1; sessionid="${TOKEN}"; b=2`, 'sessionid')).toEqual([TOKEN]);
+    expect(readCookies('sessionid=""', 'sessionid')).toEqual(['']);
     // A lone quote is not a quoted value.
-    expect(readCookie('sessionid="', 'sessionid')).toBe('"');
+    expect(readCookies('sessionid="', 'sessionid')).toEqual(['"']);
   });
 
   it('matches whole names only', () => {
-    expect(readCookie('xsessionid=evil; sessionid2=evil', 'sessionid')).toBeNull();
-    expect(readCookie('xsessionid=evil; sessionid=good', 'sessionid')).toBe('good');
-    expect(readCookie('__Host-sessionid=host; sessionid=plain', '__Host-sessionid')).toBe('host');
-    expect(readCookie('__Host-sessionid=host; sessionid=plain', 'sessionid')).toBe('plain');
+    expect(readCookies('xsessionid=evil; sessionid2=evil', 'sessionid')).toEqual([]);
+    expect(readCookies('xsessionid=evil; sessionid=good', 'sessionid')).toEqual(['good']);
+    expect(readCookies('__Host-sessionid=host; sessionid=plain', '__Host-sessionid')).toEqual(['host']);
+    expect(readCookies('__Host-sessionid=host; sessionid=plain', 'sessionid')).toEqual(['plain']);
   });
 
   it('tolerates missing and extra spaces around separators', () => {
-    expect(readCookie('a=1;sessionid=tight', 'sessionid')).toBe('tight');
-    expect(readCookie('a=1;   sessionid=spaced  ;b=2', 'sessionid')).toBe('spaced');
-    expect(readCookie('a=1; sessionid=last;', 'sessionid')).toBe('last');
+    expect(readCookies('a=1;sessionid=tight', 'sessionid')).toEqual(['tight']);
+    expect(readCookies('a=1;   sessionid=spaced  ;b=2', 'sessionid')).toEqual(['spaced']);
+    expect(readCookies('a=1; sessionid=last;', 'sessionid')).toEqual(['last']);
   });
 
   it('keeps an empty value empty', () => {
-    expect(readCookie('sessionid=; a=1', 'sessionid')).toBe('');
+    expect(readCookies('sessionid=; a=1', 'sessionid')).toEqual(['']);
   });
 });
 

@@ -24,6 +24,7 @@ function user(overrides: Partial<User> = {}): User {
     firstLoginAt: null,
     disabled: false,
     createdAt: new Date('2024-01-01T00:00:00.000Z'),
+    ssoIdentity: null,
     ...overrides,
   };
 }

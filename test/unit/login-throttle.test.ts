@@ -1,42 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS_FAILURE_FACTOR, LoginThrottle } from '../../src/domain/login/login-throttle.js';
-import type { ThrottleCheck, ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
+import type { ThrottleReservation, ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 
 /** The ThrottleStore port in memory, following the port's documented semantics. */
 class MemoryThrottleStore implements ThrottleStore {
-  readonly rows = new Map<string, { failures: number; windowStart: number; blockedUntil: number | null }>();
+  readonly rows = new Map<string, { used: number; windowStart: number }>();
 
-  async check(keys: string[], now: Date): Promise<ThrottleCheck> {
-    let latest: number | null = null;
-    for (const key of keys) {
-      const until = this.rows.get(key)?.blockedUntil ?? null;
-      if (until !== null && until > now.getTime() && (latest === null || until > latest)) latest = until;
+  async reserve(key: string, limit: number, now: Date, windowS: number): Promise<ThrottleReservation> {
+    const row = this.rows.get(key);
+    if (!row || row.windowStart <= now.getTime() - windowS * 1000) {
+      this.rows.set(key, { used: 1, windowStart: now.getTime() });
+      return { granted: true, used: 1 };
     }
-    return {
-      blockedUntil: latest === null ? null : new Date(latest),
-      keysWithFailures: keys.filter((key) => this.rows.has(key)),
-    };
+    if (row.used >= limit) return { granted: false, retryAt: new Date(row.windowStart + windowS * 1000) };
+    row.used += 1;
+    return { granted: true, used: row.used };
   }
 
-  async recordFailure(key: string, now: Date, windowS: number): Promise<number> {
+  async release(key: string): Promise<void> {
     const row = this.rows.get(key);
-    if (!row) {
-      this.rows.set(key, { failures: 1, windowStart: now.getTime(), blockedUntil: null });
-      return 1;
-    }
-    if (row.windowStart <= now.getTime() - windowS * 1000) {
-      row.failures = 1;
-      row.windowStart = now.getTime();
-    } else {
-      row.failures += 1;
-    }
-    return row.failures;
-  }
-
-  async block(key: string, until: Date): Promise<void> {
-    const row = this.rows.get(key);
-    if (row) row.blockedUntil = Math.max(row.blockedUntil ?? until.getTime(), until.getTime());
+    if (row) row.used = Math.max(0, row.used - 1);
   }
 
   async reset(key: string): Promise<void> {
@@ -69,6 +53,11 @@ async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   throw new Error('expected TOO_MANY_ATTEMPTS');
 }
 
+/** One failed attempt: reserve, then settle as a failure. */
+async function fail(throttle: LoginThrottle, keys: ReturnType<typeof LoginThrottle.keys>, now: Date) {
+  return throttle.failed(await throttle.reserve(keys, now));
+}
+
 describe('LoginThrottle.keys', () => {
   it('keys the account case-insensitively and the client address as given', () => {
     expect(LoginThrottle.keys('Ann', '10.0.0.1')).toEqual({ user: 'user:ann', address: 'addr:10.0.0.1' });
@@ -76,131 +65,83 @@ describe('LoginThrottle.keys', () => {
   });
 });
 
-describe('LoginThrottle.delayFor', () => {
-  const { throttle } = setup({ maxFailures: 3, windowS: 900 });
-
-  it('gives no delay below the limit', () => {
-    expect(throttle.delayFor(0, 3)).toBe(0);
-    expect(throttle.delayFor(2, 3)).toBe(0);
-  });
-
-  it('doubles the delay with each failure past the limit', () => {
-    expect([3, 4, 5, 6, 7, 8].map((failures) => throttle.delayFor(failures, 3))).toEqual([
-      2, 4, 8, 16, 32, 64,
-    ]);
-  });
-
-  it('caps the delay at the window, so no account is ever locked for good', () => {
-    expect(throttle.delayFor(12, 3)).toBe(900);
-    expect(throttle.delayFor(13, 3)).toBe(900);
-    expect(throttle.delayFor(1_000_000, 3)).toBe(900);
-    const short = setup({ maxFailures: 3, windowS: 10 }).throttle;
-    expect(short.delayFor(5, 3)).toBe(8);
-    expect(short.delayFor(6, 3)).toBe(10);
-  });
-});
-
 describe('LoginThrottle per account', () => {
   const keys = LoginThrottle.keys('ann', '10.0.0.1');
 
-  it('blocks after maxFailures failures, for 2 s, then lets the next attempt through', async () => {
+  it('lets maxFailures failures through, the last one blocking, then refuses until the window ends', async () => {
     const { throttle } = setup();
-    expect(await throttle.recordFailure(keys, at(0))).toEqual({ blocked: false });
-    expect(await throttle.recordFailure(keys, at(0))).toEqual({ blocked: false });
-    await expect(throttle.assertAllowed(keys, at(0))).resolves.toHaveProperty('accountHasFailures');
-    expect(await throttle.recordFailure(keys, at(0))).toEqual({ blocked: true });
+    expect(await fail(throttle, keys, at(0))).toEqual({ blocked: false });
+    expect(await fail(throttle, keys, at(10))).toEqual({ blocked: false });
+    expect(await fail(throttle, keys, at(20))).toEqual({ blocked: true });
 
-    const error = await refusal(throttle.assertAllowed(keys, at(0)));
+    const error = await refusal(throttle.reserve(keys, at(30)));
     expect(error.code).toBe('TOO_MANY_ATTEMPTS');
-    expect(error.retryAfterS).toBe(2);
-    await expect(throttle.assertAllowed(keys, at(2))).resolves.toHaveProperty('accountHasFailures');
+    // The window began with the first attempt, at 0.
+    expect(error.retryAfterS).toBe(870);
+    await expect(throttle.reserve(keys, at(900))).resolves.toEqual({ keys, lastPlace: false });
   });
 
-  it('grows the block with every further failure: 2, 4, 8, 16 s', async () => {
-    const { throttle, store } = setup();
-    const blocks: number[] = [];
-    let now = 0;
-    for (let failure = 1; failure <= 6; failure++) {
-      await throttle.recordFailure(keys, at(now));
-      const until = (await store.check([keys.user], at(now))).blockedUntil;
-      const blockS = until ? (until.getTime() - at(now).getTime()) / 1000 : 0;
-      blocks.push(blockS);
-      now += blockS;
-    }
-    expect(blocks).toEqual([0, 0, 2, 4, 8, 16]);
+  it('never lets more than maxFailures parallel attempts reach the password check', async () => {
+    const { throttle } = setup({ maxFailures: 5, windowS: 900 });
+    const answers = await Promise.allSettled(Array.from({ length: 40 }, () => throttle.reserve(keys, at(0))));
+    expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(5);
   });
 
   it('tells the whole seconds to wait, rounded up, at least 1', async () => {
     const { throttle, store } = setup();
-    store.rows.set(keys.user, { failures: 9, windowStart: T0.getTime(), blockedUntil: at(2.5).getTime() });
-    expect((await refusal(throttle.assertAllowed(keys, at(0)))).retryAfterS).toBe(3);
-    expect((await refusal(throttle.assertAllowed(keys, at(1.9)))).retryAfterS).toBe(1);
-    expect((await refusal(throttle.assertAllowed(keys, at(2.499)))).retryAfterS).toBe(1);
-    await expect(throttle.assertAllowed(keys, at(2.5))).resolves.toHaveProperty('accountHasFailures');
+    store.rows.set(keys.user, { used: 3, windowStart: at(-897.5).getTime() });
+    expect((await refusal(throttle.reserve(keys, at(0)))).retryAfterS).toBe(3);
+    expect((await refusal(throttle.reserve(keys, at(1.9)))).retryAfterS).toBe(1);
+    expect((await refusal(throttle.reserve(keys, at(2.499)))).retryAfterS).toBe(1);
+    await expect(throttle.reserve(keys, at(2.5))).resolves.toHaveProperty('keys');
   });
 
-  it('reports the latest block among the account and the address', async () => {
+  it('takes a place in every budget or in none', async () => {
     const { throttle, store } = setup();
-    store.rows.set(keys.user, { failures: 3, windowStart: T0.getTime(), blockedUntil: at(5).getTime() });
-    store.rows.set(keys.address!, {
-      failures: 30,
-      windowStart: T0.getTime(),
-      blockedUntil: at(60).getTime(),
-    });
-    expect((await refusal(throttle.assertAllowed(keys, at(0)))).retryAfterS).toBe(60);
+    store.rows.set(keys.address!, { used: 30, windowStart: at(-840).getTime() });
+    expect((await refusal(throttle.reserve(keys, at(0)))).retryAfterS).toBe(60);
+    // The account's place, taken before the address refused, was given back.
+    expect(store.rows.get(keys.user)?.used).toBe(0);
   });
 
-  it('tells whether the account has failures on record, and a success with none writes nothing', async () => {
+  it('a success forgives the account and gives the address its place back', async () => {
     const { throttle, store } = setup();
-    let resets = 0;
-    const reset = store.reset.bind(store);
-    store.reset = async (key) => {
-      resets += 1;
-      await reset(key);
-    };
-    const clean = await throttle.assertAllowed(keys, at(0));
-    expect(clean).toEqual({ accountHasFailures: false });
-    await throttle.recordSuccess(keys, store, clean);
-    expect(resets).toBe(0);
-    await throttle.recordFailure(keys, at(0));
-    const failing = await throttle.assertAllowed(keys, at(0));
-    expect(failing).toEqual({ accountHasFailures: true });
-    await throttle.recordSuccess(keys, store, failing);
-    expect(resets).toBe(1);
+    await fail(throttle, keys, at(0));
+    await fail(throttle, keys, at(0));
+    await throttle.succeeded(await throttle.reserve(keys, at(1)));
     expect(store.rows.has(keys.user)).toBe(false);
-    // Failures of the client address alone are not the account's.
-    store.rows.set(keys.address!, { failures: 3, windowStart: T0.getTime(), blockedUntil: null });
-    expect(await throttle.assertAllowed(keys, at(0))).toEqual({ accountHasFailures: false });
+    expect(await fail(throttle, keys, at(2))).toEqual({ blocked: false });
+    expect(await fail(throttle, keys, at(2))).toEqual({ blocked: false });
+    // The address keeps its failures (2 + 2): a success on one account does not clear them.
+    expect(store.rows.get(keys.address!)?.used).toBe(4);
   });
 
-  it('forgets the failures of the account after a success', async () => {
-    const { throttle, store } = setup();
-    await throttle.recordFailure(keys, at(0));
-    await throttle.recordFailure(keys, at(0));
-    await throttle.recordSuccess(keys);
-    expect(store.rows.has(keys.user)).toBe(false);
-    expect(await throttle.recordFailure(keys, at(1))).toEqual({ blocked: false });
-    expect(await throttle.recordFailure(keys, at(1))).toEqual({ blocked: false });
-    // The address keeps counting: a success on one account does not clear an address's record.
-    expect(store.rows.get(keys.address!)?.failures).toBe(4);
+  it('a success on the last place does not block', async () => {
+    const { throttle } = setup();
+    await fail(throttle, keys, at(0));
+    await fail(throttle, keys, at(0));
+    const last = await throttle.reserve(keys, at(0));
+    expect(last.lastPlace).toBe(true);
+    await throttle.succeeded(last);
+    await expect(throttle.reserve(keys, at(1))).resolves.toEqual({ keys, lastPlace: false });
   });
 
   it('starts counting afresh once the window has passed', async () => {
     const { throttle } = setup({ maxFailures: 3, windowS: 60 });
-    await throttle.recordFailure(keys, at(0));
-    await throttle.recordFailure(keys, at(30));
-    expect(await throttle.recordFailure(keys, at(61))).toEqual({ blocked: false });
-    expect(await throttle.recordFailure(keys, at(62))).toEqual({ blocked: false });
-    expect(await throttle.recordFailure(keys, at(63))).toEqual({ blocked: true });
+    await fail(throttle, keys, at(0));
+    await fail(throttle, keys, at(30));
+    expect(await fail(throttle, keys, at(61))).toEqual({ blocked: false });
+    expect(await fail(throttle, keys, at(62))).toEqual({ blocked: false });
+    expect(await fail(throttle, keys, at(63))).toEqual({ blocked: true });
   });
 
   it('throttles one account without touching another', async () => {
     const { throttle } = setup();
-    for (let i = 0; i < 3; i++) await throttle.recordFailure(keys, at(0));
-    await expect(throttle.assertAllowed(keys, at(0))).rejects.toThrow(DomainError);
-    await expect(
-      throttle.assertAllowed(LoginThrottle.keys('bob', '10.0.0.1'), at(0)),
-    ).resolves.toHaveProperty('accountHasFailures');
+    for (let i = 0; i < 3; i++) await fail(throttle, keys, at(0));
+    await expect(throttle.reserve(keys, at(0))).rejects.toThrow(DomainError);
+    await expect(throttle.reserve(LoginThrottle.keys('bob', '10.0.0.1'), at(0))).resolves.toHaveProperty(
+      'keys',
+    );
   });
 });
 
@@ -210,31 +151,24 @@ describe('LoginThrottle per client address', () => {
     const { throttle } = setup({ maxFailures: 3, windowS: 900 });
     // 29 failures on 29 accounts from one address: no account and not the address is blocked.
     for (let i = 0; i < 29; i++) {
-      expect(await throttle.recordFailure(LoginThrottle.keys(`user${i}`, '10.0.0.9'), at(0))).toEqual({
+      expect(await fail(throttle, LoginThrottle.keys(`user${i}`, '10.0.0.9'), at(0))).toEqual({
         blocked: false,
       });
     }
-    await expect(
-      throttle.assertAllowed(LoginThrottle.keys('fresh', '10.0.0.9'), at(0)),
-    ).resolves.toHaveProperty('accountHasFailures');
-    // The 30th blocks the address for every account, not other addresses.
-    expect(await throttle.recordFailure(LoginThrottle.keys('user29', '10.0.0.9'), at(0))).toEqual({
-      blocked: true,
-    });
-    const error = await refusal(throttle.assertAllowed(LoginThrottle.keys('fresh', '10.0.0.9'), at(0)));
+    // The 30th takes the address's last place: it blocks the address for every account, not other addresses.
+    expect(await fail(throttle, LoginThrottle.keys('user29', '10.0.0.9'), at(0))).toEqual({ blocked: true });
+    const error = await refusal(throttle.reserve(LoginThrottle.keys('fresh', '10.0.0.9'), at(0)));
     expect(error.code).toBe('TOO_MANY_ATTEMPTS');
-    expect(error.retryAfterS).toBe(2);
-    await expect(
-      throttle.assertAllowed(LoginThrottle.keys('fresh', '10.0.0.10'), at(0)),
-    ).resolves.toHaveProperty('accountHasFailures');
-    await expect(throttle.assertAllowed(LoginThrottle.keys('fresh', null), at(0))).resolves.toHaveProperty(
-      'accountHasFailures',
+    expect(error.retryAfterS).toBe(900);
+    await expect(throttle.reserve(LoginThrottle.keys('fresh', '10.0.0.10'), at(0))).resolves.toHaveProperty(
+      'keys',
     );
+    await expect(throttle.reserve(LoginThrottle.keys('fresh', null), at(0))).resolves.toHaveProperty('keys');
   });
 
   it('counts only the account when the address is unknown', async () => {
     const { throttle, store } = setup();
-    await throttle.recordFailure(LoginThrottle.keys('ann', null), at(0));
+    await fail(throttle, LoginThrottle.keys('ann', null), at(0));
     expect([...store.rows.keys()]).toEqual(['user:ann']);
   });
 });

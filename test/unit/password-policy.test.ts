@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadCommonPasswords, parseCommonPasswords } from '../../src/adapters/password/common-passwords.js';
-import { PasswordPolicy } from '../../src/domain/password/password-policy.js';
+import { passwordPolicyFor } from '../../src/composition/password-policy-for.js';
+import { loadConfig } from '../../src/config/config.js';
+import { type PasswordContext, PasswordPolicy } from '../../src/domain/password/password-policy.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 
 const commonPasswords = loadCommonPasswords();
@@ -112,5 +114,38 @@ describe('PasswordPolicy', () => {
     expect(thrown).toBeInstanceOf(DomainError);
     expect((thrown as DomainError).code).toBe('PASSWORD_POLICY');
     expect((thrown as DomainError).errors).toEqual(errors);
+  });
+});
+
+describe('PasswordPolicy with the strength estimator (issue 11, finding 9)', () => {
+  const strict = passwordPolicyFor(loadConfig({}));
+  const refusal = (password: string, context?: PasswordContext) =>
+    strict.violations(password, context).map((error) => error.message);
+
+  it('refuses passwords of the allowed length that are trivially guessable, saying why', () => {
+    expect(refusal('aaaaaaaaaaaa')).toEqual([
+      'is too easy to guess: Repeated characters like "aaa" are easy to guess. Add more words that are less common.',
+    ]);
+    expect(refusal('abcabcabcabc')[0]).toMatch(/^is too easy to guess: Repeated character patterns/);
+    expect(refusal('abcdefghijklmn')[0]).toMatch(/^is too easy to guess: Common character sequences/);
+    expect(refusal('123456789012')[0]).toMatch(/^is too easy to guess/);
+    expect(refusal('qwertyuiopasdf')[0]).toMatch(/^is too easy to guess/);
+    expect(refusal('iloveyou12345')[0]).toMatch(/^is too easy to guess/);
+  });
+
+  it('refuses a password built on the username, the user’s names or the service’s name', () => {
+    expect(refusal('gatehouse2024!')[0]).toMatch(/^is too easy to guess/);
+    expect(refusal('margarethe1984!')).toEqual([]);
+    expect(refusal('margarethe1984!', { username: 'margarethe' })[0]).toMatch(/^is too easy to guess/);
+    expect(refusal('Quintanilla#1999', { username: 'x', otherWords: ['Rosa', 'Quintanilla'] })[0]).toMatch(
+      /^is too easy to guess/,
+    );
+  });
+
+  it('accepts passphrases, and is off with PASSWORD_MIN_SCORE=0', () => {
+    for (const good of ['correct horse battery staple', 'a brand new passphrase', 'Tr0ub4dor&3xyz']) {
+      expect(refusal(good)).toEqual([]);
+    }
+    expect(passwordPolicyFor(loadConfig({ PASSWORD_MIN_SCORE: '0' })).violations('aaaaaaaaaaaa')).toEqual([]);
   });
 });

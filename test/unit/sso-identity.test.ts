@@ -31,6 +31,13 @@ describe('checkSsoIdentity', () => {
     ['not a string', { username: 42, groupIds: ['g1'] }],
     ['too long', { username: 'x'.repeat(201), groupIds: ['g1'] }],
     ['with a control character', { username: 'gi\nna', groupIds: ['g1'] }],
+    // Issue 14, finding 3: only ASCII spaces are trimmed; other white space and format characters refuse.
+    ['wrapped in NBSP and U+3000', { username: '\u00a0carol\u3000', groupIds: ['g1'] }],
+    ['led by a byte-order mark', { username: '\ufeffcarol', groupIds: ['g1'] }],
+    ['ended by a line separator', { username: 'carol\u2028', groupIds: ['g1'] }],
+    ['holding a zero-width space', { username: 'car\u200bol', groupIds: ['g1'] }],
+    ['holding a right-to-left override', { username: '\u202elorac', groupIds: ['g1'] }],
+    ['holding a space inside', { username: 'car ol', groupIds: ['g1'] }],
   ])('refuses a username that is %s with SSO_INVALID_USERNAME', (_label, identity) => {
     expect(codeOf(() => checkSsoIdentity(identity))).toBe('SSO_INVALID_USERNAME');
   });
@@ -46,6 +53,27 @@ describe('checkSsoIdentity', () => {
       'SSO_INVALID_GROUPID_AND_USERNAME',
     );
     expect(codeOf(() => checkSsoIdentity({ username: 'gina' }))).toBe('SSO_INVALID_GROUPID_AND_USERNAME');
+  });
+
+  it.each([
+    ['a number, null, an array and an object beside a group', ['g1', 5, null, ['g2'], {}]],
+    ['a number alone', [5]],
+    ['a group wrapped in NBSP', ['\u00a0g1']],
+    ['a group holding a zero-width joiner', ['g\u200d1']],
+  ])(
+    'refuses a group claim with %s (SSO_INVALID_GROUPID_AND_USERNAME), never reading it as g1',
+    (_label, groupIds) => {
+      expect(codeOf(() => checkSsoIdentity({ username: 'gina', groupIds }))).toBe(
+        'SSO_INVALID_GROUPID_AND_USERNAME',
+      );
+    },
+  );
+
+  it('ignores blank group entries', () => {
+    expect(checkSsoIdentity({ username: 'gina', groupIds: ['', '  ', 'g1'] })).toEqual({
+      username: 'gina',
+      groupId: 'g1',
+    });
   });
 
   it('refuses a non-object result', () => {

@@ -13,6 +13,8 @@ export interface HttpAppOptions {
   trustedOrigins: readonly string[];
   trustProxy: boolean;
   routers: Router<GatehouseState>[];
+  /** Told of each request whose client went away mid-request (a metric counts them). */
+  onClientAbort?: () => void;
 }
 
 /** The Koa application: cross-cutting middleware, then each router. */
@@ -21,7 +23,7 @@ export function createHttpApp(options: HttpAppOptions): Koa<GatehouseState> {
   const app = new Koa<GatehouseState>({ proxy: options.trustProxy, maxIpsCount: 1 });
   // Errors are answered by errorHandler; this only silences Koa's default stderr printing.
   app.silent = true;
-  app.use(errorHandler(options.logger));
+  app.use(errorHandler(options.logger, options.onClientAbort));
   app.use(securityHeaders());
   app.use(normalizeTrailingSlash());
   app.use(originCheck(options.trustedOrigins));

@@ -5,26 +5,33 @@ export interface CookieSettings {
   domain: string | undefined;
 }
 
+/** More values of one cookie than any browser sends for real: the rest are not looked at. */
+export const MAX_COOKIE_VALUES = 8;
+
 /**
- * Reads one cookie from a Cookie header without building a map of all of them (a request may
- * carry a thousand cookies). The first occurrence wins.
+ * Reads every value of one cookie from a Cookie header, in order, without building a map of all
+ * cookies (a request may carry a thousand). A browser sends several when cookies of one name
+ * were set for different domains or paths (`Domain=.example` from a sibling subdomain comes
+ * first), so none of them may simply win: the session check picks the one live session (issue
+ * 14, finding 2). At most MAX_COOKIE_VALUES distinct values.
  */
-export function readCookie(header: string | undefined, name: string): string | null {
-  if (!header) return null;
+export function readCookies(header: string | undefined, name: string): string[] {
+  if (!header) return [];
+  const values: string[] = [];
   const prefix = `${name}=`;
   let start = 0;
-  while (start < header.length) {
+  while (start < header.length && values.length < MAX_COOKIE_VALUES) {
     while (header.charCodeAt(start) === 32) start++;
     let end = header.indexOf(';', start);
     if (end === -1) end = header.length;
     if (header.startsWith(prefix, start)) {
       let value = header.slice(start + prefix.length, end).trim();
       if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-      return value;
+      if (!values.includes(value)) values.push(value);
     }
     start = end + 1;
   }
-  return null;
+  return values;
 }
 
 const SAME_SITE = { lax: 'Lax', strict: 'Strict', none: 'None' } as const;

@@ -171,8 +171,64 @@ const ownSessionExample = {
 
 /** `GET /api/v1/sessions/`: the caller's live sessions, newest first. */
 export const sessionListSchema = z
-  .object({ sessions: z.array(ownSessionSchema) })
+  .object({
+    sessions: z.array(ownSessionSchema),
+    next_cursor: z
+      .string()
+      .optional()
+      .meta({ description: 'Present when more sessions remain: pass it as `cursor` for the next page.' }),
+  })
   .meta({ id: 'SessionList', examples: [{ sessions: [ownSessionExample] }] });
+
+/** `GET /api/v1/sessions/?limit=&cursor=` (issue 14, finding 1: the list is paged). */
+export const sessionListQuerySchema = z
+  .object({
+    limit: z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1, 'must be a whole number from 1 to 100')
+          .max(100, 'must be a whole number from 1 to 100'),
+      )
+      .optional()
+      .meta({ description: 'Sessions per page, 1 to 100 (default 50).' }),
+    cursor: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .meta({ description: 'The `next_cursor` of the previous page.' }),
+  })
+  .meta({ id: 'SessionListQuery' });
+
+/** Reads a query string: one value per name (a repeated name is refused), unknown names ignored. */
+export function parseQuery<T extends z.ZodType>(
+  schema: T,
+  query: Record<string, string | string[] | undefined>,
+): z.infer<T> {
+  const single: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (Array.isArray(value)) {
+      throw new DomainError('INVALID_REQUEST', `${name}: given more than once`, {
+        errors: [{ path: name, message: 'given more than once' }],
+      });
+    }
+    if (value !== undefined) single[name] = value;
+  }
+  const parsed = schema.safeParse(single);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => ({
+      path: issue.path.map(String).join('.') || '(query)',
+      message: issue.message,
+    }));
+    throw new DomainError('INVALID_REQUEST', `${errors[0]!.path}: ${errors[0]!.message}`, { errors });
+  }
+  return parsed.data;
+}
 
 /** `POST /api/v1/sessions/revoke-others/`: how many of the caller's other sessions ended. */
 export const sessionsRevokedSchema = z

@@ -19,6 +19,27 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
 }
 
+/** Header lines a request may carry; more is answered 431. */
+export const MAX_HEADER_LINES = 200;
+
+/**
+ * Refuses a request with more than MAX_HEADER_LINES header lines, 431 as Node's own parser does.
+ * Node 22 and later refuse past `maxHeadersCount`; Node 20 silently dropped the lines past it (a
+ * cookie or forwarding header among them unseen). The server keeps one line more than the limit
+ * so that, on every version, this check sees that a request went past it.
+ */
+function refuseTooManyHeaderLines(listener: RequestListener): RequestListener {
+  return (request, response) => {
+    if (request.rawHeaders.length / 2 > MAX_HEADER_LINES) {
+      response.shouldKeepAlive = false;
+      response.writeHead(431, { connection: 'close' }).end();
+      request.resume();
+      return;
+    }
+    listener(request, response);
+  };
+}
+
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -45,12 +66,12 @@ export async function listen(
         Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
       ),
     },
-    app.callback(),
+    refuseTooManyHeaderLines(app.callback()),
   );
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxHeadersCount = 200;
+  server.maxHeadersCount = MAX_HEADER_LINES + 1;
   server.maxRequestsPerSocket = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
 import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
-import { readCookie } from './cookies.js';
+import { readCookies } from './cookies.js';
 import { problemBody, STATUS_BY_CODE } from './problem.js';
 import type { GatehouseState } from './state.js';
 
@@ -27,8 +27,7 @@ export function sessionGuard(
   return async (ctx, next) => {
     let authenticated: AuthenticatedSession;
     try {
-      const token = readCookie(ctx.get('Cookie'), options.cookieName);
-      authenticated = await authenticator.authenticate(token);
+      authenticated = await authenticator.authenticate(readCookies(ctx.get('Cookie'), options.cookieName));
       if (authenticated.credentials.isExpired && !options.allowExpiredCredentials) {
         throw new DomainError(
           'PASSWORD_EXPIRED',

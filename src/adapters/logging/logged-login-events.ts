@@ -8,5 +8,10 @@ export function loggedLoginEvents(logger: Logger): LoginEvents {
     loginFailed: (event) => logger.info({ event: 'login_failed', ...event }, 'login failed'),
     sessionEnded: (event) => logger.info({ event: 'session_ended', ...event }, 'session ended'),
     passwordChanged: (event) => logger.info({ event: 'password_changed', ...event }, 'password changed'),
+    sessionCookiesAmbiguous: (event) =>
+      logger.warn(
+        { event: 'session_cookies_ambiguous', ...event },
+        'several live session cookies in one request: none used (a cookie set from another domain?)',
+      ),
   };
 }

@@ -4,6 +4,7 @@ import type {
   SessionCheckObserver,
   SessionCheckOutcome,
 } from '../../application/login-events.js';
+import { LOGIN_DENIAL_REASONS } from '../../domain/login/login-policy.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { observedSqlClient } from './observed-sql-client.js';
 
@@ -41,11 +42,7 @@ const SESSION_CHECK_OUTCOMES: readonly SessionCheckOutcome[] = [
  * can never carry a username, an id or free text.
  */
 export const LOGIN_FAILURE_REASONS: ReadonlySet<string> = new Set([
-  'unknown_user',
-  'no_password',
-  'bad_password',
-  'account_disabled',
-  'level_not_allowed_for_sso',
+  'authentication_failed',
   'sso_invalid',
   'sso_invalid_username',
   'sso_multi_groups',
@@ -86,6 +83,7 @@ export class GatehouseMetrics {
   readonly #throttled: Counter<'operation'>;
   readonly #passwordChanges: Counter<'outcome'>;
   readonly #sessionsEnded: Counter<'reason'>;
+  readonly #clientAborts: Counter;
   readonly #sessionChecks: Record<SessionCheckOutcome, { inc(): void }>;
   readonly #openIdDuration: Histogram<'endpoint' | 'outcome'>;
   readonly #queryDuration: Histogram<'statement' | 'outcome'>;
@@ -115,6 +113,11 @@ export class GatehouseMetrics {
       name: 'gatehouse_sessions_ended_total',
       help: 'Sessions ended, by reason (logout, sso_logout, backchannel_logout, password_changed, ...).',
       labelNames: ['reason'],
+      registers,
+    });
+    this.#clientAborts = new Counter({
+      name: 'gatehouse_client_aborts_total',
+      help: 'Requests whose client closed the connection before the request was read (logged at info, status 499).',
       registers,
     });
     const sessionChecks = new Counter({
@@ -164,6 +167,11 @@ export class GatehouseMetrics {
   }
 
   /** Counts login events, then hands each to `inner` (the logging adapter, usually). */
+  /** One request whose client went away mid-request. */
+  readonly clientAborted = (): void => {
+    this.#clientAborts.inc();
+  };
+
   loginEvents(inner: LoginEvents): LoginEvents {
     return {
       loginSucceeded: (event) => {
@@ -174,7 +182,7 @@ export class GatehouseMetrics {
         // A wrong current password on a password change is reported as a failed password check,
         // but it is not a login.
         if (event.reason === 'current_password_mismatch') this.#passwordChanges.labels('failure').inc();
-        else this.#logins.labels(event.method, 'failure', loginReason(event.reason)).inc();
+        else this.#logins.labels(event.method, 'failure', loginReason(event.method, event.reason)).inc();
         inner.loginFailed(event);
       },
       loginThrottled: (event) => {
@@ -184,6 +192,7 @@ export class GatehouseMetrics {
         }
         inner.loginThrottled?.(event);
       },
+      sessionCookiesAmbiguous: (event) => inner.sessionCookiesAmbiguous?.(event),
       sessionEnded: (event) => {
         this.#sessionsEnded.labels(SESSION_END_REASONS.has(event.why) ? event.why : 'other').inc(event.count);
         inner.sessionEnded(event);
@@ -252,7 +261,21 @@ export class GatehouseMetrics {
   }
 }
 
-function loginReason(reason: string): string {
+/**
+ * The login policy's reasons (unknown user, wrong password, no password, disabled, level not
+ * allowed) are one label, as they are one answer to the client: a metric must not tell an
+ * observer which usernames exist (issue 11, finding 3; ASVS 6.3.8). Logs and the audit trail,
+ * read by operators only, keep the exact reason.
+ */
+const LOGIN_POLICY_REASONS: ReadonlySet<string> = new Set(LOGIN_DENIAL_REASONS);
+
+const POLICY_REASONS: Readonly<Record<'password' | 'sso', string>> = {
+  password: 'authentication_failed',
+  sso: 'sso_invalid_groupid_and_username',
+};
+
+function loginReason(method: 'password' | 'sso', reason: string): string {
   const normalised = reason.toLowerCase();
+  if (LOGIN_POLICY_REASONS.has(normalised)) return POLICY_REASONS[method];
   return LOGIN_FAILURE_REASONS.has(normalised) ? normalised : 'other';
 }

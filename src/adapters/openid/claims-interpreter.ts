@@ -16,9 +16,13 @@ export function readClaim(claims: Readonly<Record<string, unknown>>, name: strin
   return value;
 }
 
+/**
+ * The group claim as sent: a string is one group; an array is handed on whole, entries of any
+ * type, so the service's own check refuses `[g1, 5, null]` rather than reading it as `g1`.
+ */
 function asGroups(value: unknown): string[] {
   if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  if (Array.isArray(value)) return value as string[];
   return [];
 }
 

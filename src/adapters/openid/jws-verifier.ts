@@ -86,6 +86,9 @@ export class JwksVerifier {
     if (typeof alg !== 'string' || !Object.hasOwn(ALGORITHMS, alg))
       throw invalid('JWS algorithm not allowed');
     if (header.crit !== undefined) throw invalid('unsupported JWS crit header');
+    // RFC 7797: b64 is only meaningful listed in crit, which is refused above; present alone it
+    // is a malformed JWS, never one to read as if it were absent (issue 14, finding 8).
+    if (header.b64 !== undefined) throw invalid('unsupported JWS b64 header');
     if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('malformed JWS kid');
     const signature = Buffer.from(encodedSignature, 'base64url');
     if (signature.length === 0) throw invalid('JWS signature missing');

@@ -21,6 +21,7 @@ import type {
   ProviderLogoutRequest,
   ValidatedTokenSet,
 } from '../../domain/sso/openid-provider.port.js';
+import { boundedResponse } from './bounded-response.js';
 import { JwksVerifier } from './jws-verifier.js';
 import { failedInTransit, ssoError, translate } from './openid-errors.js';
 
@@ -92,6 +93,18 @@ function importAlgorithm(jwk: JsonWebKey): { name: string; hash?: string; namedC
  * verification against the provider's JWKS (openid-client does not verify ID token signatures
  * from the token endpoint by default, and has no logout token validator).
  */
+/** Longest `sub` or `sid` kept (issue 14, finding 8): both are stored with each SSO session. */
+const IDENTIFIER_MAX_LENGTH = 255;
+
+function isBoundedIdentifier(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= IDENTIFIER_MAX_LENGTH;
+}
+
+/** An ID token's `typ`, when sent, says JWT: `logout+jwt`, `at+jwt` and the like are other tokens. */
+function isIdTokenType(typ: unknown): boolean {
+  return typeof typ === 'string' && ['jwt', 'application/jwt'].includes(typ.toLowerCase());
+}
+
 export class OpenIdClientProvider implements OpenIdProvider {
   readonly #options: OpenIdClientProviderOptions;
   readonly #toleranceS: number;
@@ -168,10 +181,18 @@ export class OpenIdClientProvider implements OpenIdProvider {
       const validated = tokens.claims();
       if (!idToken || !validated) throw ssoError('SSO_INVALID', 'no ID token');
       // Straight from the token endpoint: an unknown kid always refetches the JWKS once.
-      await this.#verifier.verify(idToken, { fromProvider: true });
+      const { header } = await this.#verifier.verify(idToken, { fromProvider: true });
+      // Token confusion (RFC 8725 3.11): a logout token or an access token is not an ID token.
+      if (header.typ !== undefined && !isIdTokenType(header.typ)) throw ssoError('SSO_INVALID', 'header typ');
       const claims: Claims = { ...validated };
       this.#checkIssuedAt(claims.iat);
-      if (typeof claims.sub !== 'string' || claims.sub === '') throw ssoError('SSO_INVALID', 'claim sub');
+      if (!isBoundedIdentifier(claims.sub)) throw ssoError('SSO_INVALID', 'claim sub');
+      if (claims.sid !== undefined && !isBoundedIdentifier(claims.sid))
+        throw ssoError('SSO_INVALID', 'claim sid');
+      // OpenID Connect Core 3.1.3.7 step 5: an azp, when present, names this client, whatever aud holds.
+      if (claims.azp !== undefined && claims.azp !== this.#options.clientId) {
+        throw ssoError('SSO_INVALID', 'claim azp');
+      }
       return {
         idToken,
         claims: Object.freeze(claims),
@@ -235,13 +256,16 @@ export class OpenIdClientProvider implements OpenIdProvider {
       const iat = payload.iat;
       if (typeof iat !== 'number' || !Number.isFinite(iat)) throw ssoError('SSO_INVALID', 'claim iat');
       if (iat > now + this.#toleranceS) throw ssoError('SSO_INVALID', 'claim iat in the future');
-      if (now - iat > (this.#options.logoutTokenMaxAgeS ?? 120))
-        throw ssoError('SSO_INVALID', 'claim iat too old');
-      if (payload.exp !== undefined) {
-        if (typeof payload.exp !== 'number' || payload.exp <= now - this.#toleranceS) {
-          throw ssoError('SSO_INVALID', 'claim exp');
-        }
+      const maxAgeS = this.#options.logoutTokenMaxAgeS ?? 120;
+      if (now - iat > maxAgeS) throw ssoError('SSO_INVALID', 'claim iat too old');
+      // Back-Channel Logout 1.0 section 2.4: exp and jti are required (issue 14, finding 8;
+      // issue 11, finding 10): a token is accepted until exp, or sooner maxAgeS past its iat.
+      const exp = payload.exp;
+      if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= now - this.#toleranceS) {
+        throw ssoError('SSO_INVALID', 'claim exp');
       }
+      if (!isBoundedIdentifier(payload.jti)) throw ssoError('SSO_INVALID', 'claim jti');
+      const acceptedUntilS = Math.min(exp + this.#toleranceS, iat + maxAgeS);
       if (payload.nbf !== undefined) {
         if (typeof payload.nbf !== 'number' || payload.nbf > now + this.#toleranceS) {
           throw ssoError('SSO_INVALID', 'claim nbf');
@@ -257,16 +281,16 @@ export class OpenIdClientProvider implements OpenIdProvider {
       }
       if (payload.nonce !== undefined) throw ssoError('SSO_INVALID', 'claim nonce must be absent');
       const { sub, sid } = payload;
-      if (sub !== undefined && (typeof sub !== 'string' || sub === ''))
-        throw ssoError('SSO_INVALID', 'claim sub');
-      if (sid !== undefined && (typeof sid !== 'string' || sid === ''))
-        throw ssoError('SSO_INVALID', 'claim sid');
+      if (sub !== undefined && !isBoundedIdentifier(sub)) throw ssoError('SSO_INVALID', 'claim sub');
+      if (sid !== undefined && !isBoundedIdentifier(sid)) throw ssoError('SSO_INVALID', 'claim sid');
       if (sub === undefined && sid === undefined)
         throw ssoError('SSO_INVALID', 'claims sub and sid both missing');
       return {
         issuer,
         ...(typeof sub === 'string' ? { subject: sub } : {}),
         ...(typeof sid === 'string' ? { sid } : {}),
+        tokenId: payload.jti,
+        acceptedUntil: new Date(acceptedUntilS * 1000),
       };
     } catch (error) {
       throw translate(error);
@@ -355,7 +379,10 @@ export class OpenIdClientProvider implements OpenIdProvider {
       body.set('redirect_uri', redirectUri);
     }
     const started = performance.now();
-    const request = this.#fetch(url, { ...options, signal } as RequestInit);
+    // Read whole here, under the same time-out, and refused past 256 KB (issue 14, finding 9).
+    const request = this.#fetch(url, { ...options, signal } as RequestInit).then((response) =>
+      boundedResponse(response),
+    );
     return this.#options.observer ? this.#observed(url, started, request) : request;
   };
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Algorithm, hash as argon2Hash, verify as argon2Verify, type Version } from '@node-rs/argon2';
 import type { PasswordHasher } from '../../domain/password/password-hasher.port.js';
 import { isBcryptHash, verifyBcrypt } from './bcrypt-legacy.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
 import { DJANGO_PBKDF2_PREFIX, isDjangoPbkdf2Hash, verifyDjangoPbkdf2 } from './django-pbkdf2.js';
 
 export interface Argon2Params {
@@ -20,14 +21,23 @@ export const DEFAULT_ARGON2_PARAMS: Readonly<Argon2Params> = Object.freeze({
   parallelism: 1,
 });
 
-/**
- * Upper bounds for the parameters of a *stored* hash: a hash claiming more (an absurd import) is
- * refused rather than allowed to allocate gigabytes or run for minutes.
- */
-const MAX_STORED_PARAMS: Readonly<Argon2Params> = Object.freeze({
+/** Upper bounds for the configured parameters (ARGON2_*): beyond them the configuration is refused. */
+const MAX_CONFIGURED_PARAMS: Readonly<Argon2Params> = Object.freeze({
   memoryKiB: 1_048_576, // 1 GiB
   timeCost: 64,
   parallelism: 16,
+});
+
+/**
+ * Upper bounds for the parameters of a *stored* hash that this service did not make (issue 11,
+ * finding 8): an import asking for more is refused, naming the line, and such a stored hash is
+ * treated as unusable, so one account cannot make each of its logins allocate a gigabyte or run
+ * for seconds. Hashes made with the configured parameters are always within bounds.
+ */
+const SANE_STORED_PARAMS: Readonly<Argon2Params> = Object.freeze({
+  memoryKiB: 65_536, // 64 MiB, three times OWASP's recommendation
+  timeCost: 10,
+  parallelism: 4,
 });
 
 // `Algorithm` and `Version` are ambient const enums, which isolated modules cannot read.
@@ -47,7 +57,7 @@ interface ParsedArgon2id {
   parallelism: number;
 }
 
-function parseArgon2id(stored: string): ParsedArgon2id | undefined {
+function parseArgon2id(stored: string, bounds: Readonly<Argon2Params>): ParsedArgon2id | undefined {
   if (stored.length > MAX_STORED_LENGTH) return undefined;
   const match = ARGON2ID_PHC.exec(stored);
   if (!match) return undefined;
@@ -60,9 +70,9 @@ function parseArgon2id(stored: string): ParsedArgon2id | undefined {
     parallelism: Number(match[4]),
   };
   if (parsed.version !== 16 && parsed.version !== 19) return undefined;
-  if (parsed.parallelism < 1 || parsed.parallelism > MAX_STORED_PARAMS.parallelism) return undefined;
-  if (parsed.timeCost < 1 || parsed.timeCost > MAX_STORED_PARAMS.timeCost) return undefined;
-  if (parsed.memoryKiB < 8 * parsed.parallelism || parsed.memoryKiB > MAX_STORED_PARAMS.memoryKiB) {
+  if (parsed.parallelism < 1 || parsed.parallelism > bounds.parallelism) return undefined;
+  if (parsed.timeCost < 1 || parsed.timeCost > bounds.timeCost) return undefined;
+  if (parsed.memoryKiB < 8 * parsed.parallelism || parsed.memoryKiB > bounds.memoryKiB) {
     return undefined;
   }
   return parsed;
@@ -75,15 +85,15 @@ function checkParams(params: Argon2Params): Argon2Params {
       throw new RangeError(`argon2 ${name} must be a positive integer, got ${String(value)}`);
     }
   }
-  if (parallelism > MAX_STORED_PARAMS.parallelism) {
-    throw new RangeError(`argon2 parallelism must be at most ${MAX_STORED_PARAMS.parallelism}`);
+  if (parallelism > MAX_CONFIGURED_PARAMS.parallelism) {
+    throw new RangeError(`argon2 parallelism must be at most ${MAX_CONFIGURED_PARAMS.parallelism}`);
   }
-  if (timeCost > MAX_STORED_PARAMS.timeCost) {
-    throw new RangeError(`argon2 timeCost must be at most ${MAX_STORED_PARAMS.timeCost}`);
+  if (timeCost > MAX_CONFIGURED_PARAMS.timeCost) {
+    throw new RangeError(`argon2 timeCost must be at most ${MAX_CONFIGURED_PARAMS.timeCost}`);
   }
-  if (memoryKiB < 8 * parallelism || memoryKiB > MAX_STORED_PARAMS.memoryKiB) {
+  if (memoryKiB < 8 * parallelism || memoryKiB > MAX_CONFIGURED_PARAMS.memoryKiB) {
     throw new RangeError(
-      `argon2 memoryKiB must be between 8 x parallelism and ${MAX_STORED_PARAMS.memoryKiB}, got ${memoryKiB}`,
+      `argon2 memoryKiB must be between 8 x parallelism and ${MAX_CONFIGURED_PARAMS.memoryKiB}, got ${memoryKiB}`,
     );
   }
   return { memoryKiB, timeCost, parallelism };
@@ -96,10 +106,26 @@ function checkParams(params: Argon2Params): Argon2Params {
  */
 export class Argon2PasswordHasher implements PasswordHasher {
   private readonly params: Readonly<Argon2Params>;
+  /** The sane bounds, raised to the configured parameters where those are higher. */
+  private readonly storedBounds: Readonly<Argon2Params>;
   private dummyHash: Promise<string> | undefined;
+  /**
+   * Legacy verifications running at once: half the hashing threads (UV_THREADPOOL_SIZE, at least
+   * one), so however many imported accounts are tried together, argon2id logins keep the rest.
+   */
+  private readonly legacyGate: ConcurrencyGate;
 
-  constructor(options: Partial<Argon2Params> = {}) {
-    this.params = Object.freeze(checkParams({ ...DEFAULT_ARGON2_PARAMS, ...options }));
+  constructor(options: Partial<Argon2Params> & { legacyConcurrency?: number } = {}) {
+    const { legacyConcurrency, ...params } = options;
+    this.legacyGate = new ConcurrencyGate(
+      legacyConcurrency ?? Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE ?? 4) / 2)),
+    );
+    this.params = Object.freeze(checkParams({ ...DEFAULT_ARGON2_PARAMS, ...params }));
+    this.storedBounds = Object.freeze({
+      memoryKiB: Math.max(SANE_STORED_PARAMS.memoryKiB, this.params.memoryKiB),
+      timeCost: Math.max(SANE_STORED_PARAMS.timeCost, this.params.timeCost),
+      parallelism: Math.max(SANE_STORED_PARAMS.parallelism, this.params.parallelism),
+    });
   }
 
   /** The parameters new hashes are made with. */
@@ -114,7 +140,7 @@ export class Argon2PasswordHasher implements PasswordHasher {
   async verify(stored: string, password: string): Promise<boolean> {
     if (typeof stored !== 'string' || typeof password !== 'string') return false;
     if (stored.startsWith('$argon2id$')) {
-      if (parseArgon2id(stored) === undefined) return this.verifyDummy(password);
+      if (parseArgon2id(stored, this.storedBounds) === undefined) return this.verifyDummy(password);
       try {
         return await argon2Verify(stored, password);
       } catch {
@@ -122,18 +148,31 @@ export class Argon2PasswordHasher implements PasswordHasher {
       }
     }
     if (stored.startsWith(DJANGO_PBKDF2_PREFIX)) {
-      return isDjangoPbkdf2Hash(stored) ? verifyDjangoPbkdf2(stored, password) : this.verifyDummy(password);
+      if (!isDjangoPbkdf2Hash(stored)) return this.verifyDummy(password);
+      return this.verifyLegacy(() => verifyDjangoPbkdf2(stored, password), password);
     }
     if (stored.startsWith('$2')) {
-      return isBcryptHash(stored) ? verifyBcrypt(stored, password) : this.verifyDummy(password);
+      if (!isBcryptHash(stored)) return this.verifyDummy(password);
+      return this.verifyLegacy(() => verifyBcrypt(stored, password), password);
     }
     // Unknown or unusable (e.g. a disabled marker): spend the same time as a failed verify.
     return this.verifyDummy(password);
   }
 
+  /**
+   * A legacy verification, through the gate, alongside a dummy argon2id one: its answer never
+   * comes sooner than an argon2id account's would (a fast legacy hash, e.g. low-cost bcrypt, no
+   * longer tells an imported account that never logged in from one that did). A legacy hash
+   * slower than argon2id still takes its own time: the bounds above keep that gap small.
+   */
+  private async verifyLegacy(verify: () => Promise<boolean>, password: string): Promise<boolean> {
+    const [verified] = await Promise.all([this.legacyGate.run(verify), this.verifyDummy(password)]);
+    return verified;
+  }
+
   needsRehash(stored: string): boolean {
     if (typeof stored !== 'string') return true;
-    const parsed = stored.startsWith('$argon2id$') ? parseArgon2id(stored) : undefined;
+    const parsed = stored.startsWith('$argon2id$') ? parseArgon2id(stored, this.storedBounds) : undefined;
     if (parsed === undefined) return true;
     return (
       parsed.version !== 19 ||
@@ -145,7 +184,11 @@ export class Argon2PasswordHasher implements PasswordHasher {
 
   isSupportedHash(stored: string): boolean {
     if (typeof stored !== 'string') return false;
-    return parseArgon2id(stored) !== undefined || isDjangoPbkdf2Hash(stored) || isBcryptHash(stored);
+    return (
+      parseArgon2id(stored, this.storedBounds) !== undefined ||
+      isDjangoPbkdf2Hash(stored) ||
+      isBcryptHash(stored)
+    );
   }
 
   async verifyDummy(password: string): Promise<false> {

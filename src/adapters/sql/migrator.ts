@@ -1,13 +1,24 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SqlClient } from './sql-client.js';
+import { fillUsernameKeys } from './migration-steps/canonical-usernames.js';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
+
+/** Work a migration's SQL cannot do (the canonical username is computed by the domain), run after it. */
+export type MigrationStep = (tx: SqlExecutor) => Promise<void>;
 
 export interface Migration {
   name: string;
   sql: string;
   checksum: string;
+  /** Runs after `sql`, in the same transaction. */
+  step?: MigrationStep;
 }
+
+/** The data steps of the bundled migrations, by file name. */
+export const MIGRATION_STEPS: Readonly<Record<string, MigrationStep>> = {
+  '0003_username_key.sql': fillUsernameKeys,
+};
 
 /** Arbitrary constant for pg_advisory_xact_lock: "gatehous" in ASCII. */
 const MIGRATION_LOCK_KEY = 0x67617465686f7573n;
@@ -22,13 +33,18 @@ export class MigrationChecksumError extends Error {
   }
 }
 
-export function loadMigrations(dir: string): Migration[] {
+export function loadMigrations(
+  dir: string,
+  steps: Readonly<Record<string, MigrationStep>> = MIGRATION_STEPS,
+): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file))
     .sort()
     .map((name) => {
       const sql = readFileSync(join(dir, name), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      const checksum = createHash('sha256').update(sql).digest('hex');
+      const step = steps[name];
+      return step ? { name, sql, checksum, step } : { name, sql, checksum };
     });
 }
 
@@ -56,6 +72,7 @@ export async function migrate(client: SqlClient, migrations: Migration[]): Promi
         continue;
       }
       await tx.exec(migration.sql);
+      await migration.step?.(tx);
       await tx.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [
         migration.name,
         migration.checksum,

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { closeFilesToOthers, preparePrivateDataDir } from './private-data-dir.js';
 import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
 import { translateStoreError } from './store-errors.js';
 
@@ -34,15 +35,24 @@ function executor(db: PgliteLike): SqlExecutor {
 export class PgliteSqlClient implements SqlClient {
   readonly kind = 'pglite' as const;
 
-  private constructor(readonly db: PGlite) {}
+  private constructor(
+    readonly db: PGlite,
+    private readonly dataDir: string | undefined,
+  ) {}
 
-  /** `dataDir` undefined means in memory. `loadDataDir` restores a dumped template (fast start in tests). */
+  /**
+   * `dataDir` undefined means in memory. `loadDataDir` restores a dumped template (fast start in
+   * tests). A folder on disk is made (or must already be) private to this user, and the files
+   * PGlite creates (0666 by its own choice) are closed to others after opening and after closing.
+   */
   static async open(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<PgliteSqlClient> {
+    if (dataDir) preparePrivateDataDir(dataDir);
     const db = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
-    return new PgliteSqlClient(db);
+    if (dataDir) closeFilesToOthers(dataDir);
+    return new PgliteSqlClient(db, dataDir);
   }
 
   query<Row = Record<string, unknown>>(
@@ -70,5 +80,6 @@ export class PgliteSqlClient implements SqlClient {
 
   async close(): Promise<void> {
     if (!this.db.closed) await this.db.close();
+    if (this.dataDir) closeFilesToOthers(this.dataDir);
   }
 }

@@ -1,13 +1,20 @@
-import type { LoginMethod, SessionRecord, SessionWithUser } from '../../domain/session/session.js';
-import type { SessionRepository } from '../../domain/session/session-repository.port.js';
+import type {
+  LoginMethod,
+  SessionRecord,
+  SessionWithUser,
+  StoredSession,
+} from '../../domain/session/session.js';
+import type { SessionPage, SessionRepository } from '../../domain/session/session-repository.port.js';
 import { LookupBatcher } from './lookup-batcher.js';
 import type { SqlExecutor } from './sql-client.js';
 import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
 
 const SESSION_COLUMNS = `
   s.token_hash, s.handle, s.user_id AS s_user_id, s.method, s.created_at AS s_created_at, s.last_seen_at,
-  s.expires_at, s.client_address, s.user_agent, s.sso_issuer, s.sso_subject, s.sso_sid, s.sso_id_token,
-  s.sso_access_token, s.sso_refresh_token`;
+  s.expires_at, s.client_address, s.user_agent, s.sso_issuer, s.sso_subject, s.sso_sid`;
+
+/** The provider tokens: read only when a session ends (they can be kilobytes each). */
+const PROVIDER_TOKEN_COLUMNS = 's.sso_id_token, s.sso_access_token, s.sso_refresh_token';
 
 interface SessionRow {
   token_hash: string;
@@ -22,6 +29,9 @@ interface SessionRow {
   sso_issuer: string | null;
   sso_subject: string | null;
   sso_sid: string | null;
+}
+
+interface StoredSessionRow extends SessionRow {
   sso_id_token: string | null;
   sso_access_token: string | null;
   sso_refresh_token: string | null;
@@ -40,15 +50,23 @@ function sessionFromRow(row: SessionRow): SessionRecord {
     userAgent: row.user_agent,
     sso:
       row.sso_issuer && row.sso_subject
-        ? {
-            issuer: row.sso_issuer,
-            subject: row.sso_subject,
-            sid: row.sso_sid,
-            idToken: row.sso_id_token,
-            accessTokenSealed: row.sso_access_token,
-            refreshTokenSealed: row.sso_refresh_token,
-          }
+        ? { issuer: row.sso_issuer, subject: row.sso_subject, sid: row.sso_sid }
         : null,
+  };
+}
+
+function storedSessionFromRow(row: StoredSessionRow): StoredSession {
+  const session = sessionFromRow(row);
+  return {
+    ...session,
+    sso: session.sso
+      ? {
+          ...session.sso,
+          idToken: row.sso_id_token,
+          accessTokenSealed: row.sso_access_token,
+          refreshTokenSealed: row.sso_refresh_token,
+        }
+      : null,
   };
 }
 
@@ -99,7 +117,7 @@ export class SqlSessionRepository implements SessionRepository {
       : null;
   }
 
-  async create(session: SessionRecord): Promise<void> {
+  async create(session: StoredSession): Promise<void> {
     await this.sql.query(
       `INSERT INTO sessions (token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
          client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
@@ -162,13 +180,13 @@ export class SqlSessionRepository implements SessionRepository {
     );
   }
 
-  async deleteByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
-    const { rows } = await this.sql.query<SessionRow>(
-      `DELETE FROM sessions s WHERE s.token_hash = $1 RETURNING ${SESSION_COLUMNS}`,
+  async deleteByTokenHash(tokenHash: string): Promise<StoredSession | null> {
+    const { rows } = await this.sql.query<StoredSessionRow>(
+      `DELETE FROM sessions s WHERE s.token_hash = $1 RETURNING ${SESSION_COLUMNS}, ${PROVIDER_TOKEN_COLUMNS}`,
       [tokenHash],
       'session_delete',
     );
-    return rows[0] ? sessionFromRow(rows[0]) : null;
+    return rows[0] ? storedSessionFromRow(rows[0]) : null;
   }
 
   async deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number> {
@@ -184,42 +202,44 @@ export class SqlSessionRepository implements SessionRepository {
     return rowCount;
   }
 
-  async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<number> {
-    if (by.sid) {
-      const { rowCount } = await this.sql.query(
-        'DELETE FROM sessions WHERE sso_issuer = $1 AND sso_sid = $2',
-        [issuer, by.sid],
-      );
-      return rowCount;
-    }
-    if (by.subject) {
-      const { rowCount } = await this.sql.query(
-        'DELETE FROM sessions WHERE sso_issuer = $1 AND sso_subject = $2',
-        [issuer, by.subject],
-      );
-      return rowCount;
-    }
-    return 0;
-  }
-
-  async deleteBySsoReturning(
-    issuer: string,
-    by: { sid?: string; subject?: string },
-  ): Promise<SessionRecord[]> {
-    const column = by.sid ? 's.sso_sid' : by.subject ? 's.sso_subject' : null;
-    const value = by.sid ?? by.subject;
-    if (!column || !value) return [];
+  async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+    if (!by.sid && !by.subject) return [];
     const { rows } = await this.sql.query<SessionRow>(
-      `DELETE FROM sessions s WHERE s.sso_issuer = $1 AND ${column} = $2 RETURNING ${SESSION_COLUMNS}`,
-      [issuer, value],
+      `DELETE FROM sessions s
+        WHERE s.sso_issuer = $1
+          AND ($2::text IS NULL OR s.sso_sid = $2)
+          AND ($3::text IS NULL OR s.sso_subject = $3)
+       RETURNING ${SESSION_COLUMNS}`,
+      [issuer, by.sid ?? null, by.subject ?? null],
     );
     return rows.map(sessionFromRow);
   }
 
-  async listForUser(userId: string): Promise<SessionRecord[]> {
+  async listForUser(userId: string, page: SessionPage): Promise<SessionRecord[]> {
+    const { alive, after } = page;
+    const idleCutoff = alive ? new Date(alive.at.getTime() - alive.idleTimeoutS * 1000) : null;
     const { rows } = await this.sql.query<SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.user_id = $1 ORDER BY s.created_at DESC`,
-      [userId],
+      `SELECT ${SESSION_COLUMNS} FROM sessions s
+        WHERE s.user_id = $1
+          AND ($2::timestamptz IS NULL OR (s.expires_at > $2 AND s.last_seen_at > $3::timestamptz))
+          AND ($4::timestamptz IS NULL OR (s.created_at, s.handle) < ($4::timestamptz, $5::text))
+        ORDER BY s.created_at DESC, s.handle DESC LIMIT $6`,
+      [userId, alive?.at ?? null, idleCutoff, after?.createdAt ?? null, after?.handle ?? null, page.limit],
+      'sessions_page',
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  async evictBeyond(userId: string, keep: number): Promise<SessionRecord[]> {
+    // The user's row lock serialises logins of one user until commit, so the count is exact.
+    await this.sql.query('SELECT 1 FROM users WHERE user_id = $1 FOR NO KEY UPDATE', [userId], 'user_lock');
+    const { rows } = await this.sql.query<SessionRow>(
+      `DELETE FROM sessions s WHERE s.token_hash IN (
+         SELECT token_hash FROM sessions WHERE user_id = $1
+          ORDER BY last_seen_at DESC, created_at DESC OFFSET $2)
+       RETURNING ${SESSION_COLUMNS}`,
+      [userId, keep],
+      'sessions_evict',
     );
     return rows.map(sessionFromRow);
   }

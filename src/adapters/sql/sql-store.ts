@@ -2,6 +2,7 @@ import type { Repositories, Store } from '../../domain/store.port.js';
 import { type Migration, migrationsApplied } from './migrator.js';
 import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
+import { SqlSeenLogoutTokens } from './sql-seen-logout-tokens.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
@@ -13,6 +14,7 @@ function repositoriesOn(sql: SqlExecutor, options: { batchLookups: boolean }): R
     throttle: new SqlThrottleStore(sql),
     directory: new SqlDirectoryRepository(sql),
     audit: new SqlAuditLog(sql),
+    logoutTokens: new SqlSeenLogoutTokens(sql),
   };
 }
 
@@ -23,6 +25,7 @@ export class SqlStore implements Store {
   readonly throttle;
   readonly directory;
   readonly audit;
+  readonly logoutTokens;
 
   constructor(
     readonly client: SqlClient,
@@ -34,6 +37,7 @@ export class SqlStore implements Store {
     this.throttle = repositories.throttle;
     this.directory = repositories.directory;
     this.audit = repositories.audit;
+    this.logoutTokens = repositories.logoutTokens;
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {

@@ -1,40 +1,58 @@
-import type { ThrottleCheck, ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type { ThrottleReservation, ThrottleStore } from '../../domain/login/throttle-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
 
+/**
+ * `login_throttle.failures` counts the attempts taken in the window that began at `window_start`
+ * (a reservation is counted before the password is checked; a success gives it back).
+ */
 export class SqlThrottleStore implements ThrottleStore {
   constructor(private readonly sql: SqlExecutor) {}
 
-  async check(keys: string[], now: Date): Promise<ThrottleCheck> {
-    const { rows } = await this.sql.query<{ until: Date | null; keys: string[] | null }>(
-      `SELECT max(blocked_until) FILTER (WHERE blocked_until > $2) AS until, array_agg(key) AS keys
-         FROM login_throttle WHERE key = ANY($1::text[])`,
-      [keys, now],
-      'throttle_check',
+  /**
+   * One conditional upsert: the row lock taken by ON CONFLICT serialises concurrent attempts on a
+   * key, and the WHERE lets the update happen only while the budget has room (or the window is
+   * over, which starts a new one). No row back means the budget is spent.
+   */
+  async reserve(key: string, limit: number, now: Date, windowS: number): Promise<ThrottleReservation> {
+    const windowOverBefore = new Date(now.getTime() - windowS * 1000);
+    const { rows } = await this.sql.query<{ used: number; window_start: Date; granted: boolean }>(
+      `WITH taken AS (
+         INSERT INTO login_throttle AS t (key, failures, window_start, updated_at) VALUES ($1, 1, $2, $2)
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN t.window_start <= $3 THEN 1 ELSE t.failures + 1 END,
+           window_start = CASE WHEN t.window_start <= $3 THEN $2 ELSE t.window_start END,
+           updated_at = $2
+         WHERE t.window_start <= $3 OR t.failures < $4
+         RETURNING failures, window_start)
+       SELECT failures AS used, window_start, true AS granted FROM taken
+       UNION ALL
+       SELECT failures, window_start, false FROM login_throttle
+        WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)`,
+      [key, now, windowOverBefore, limit],
+      'throttle_reserve',
     );
-    return { blockedUntil: rows[0]?.until ?? null, keysWithFailures: rows[0]?.keys ?? [] };
+    const row = rows[0];
+    if (row?.granted) return { granted: true, used: row.used };
+    // Refused. The fallback SELECT reads the statement's snapshot, which misses a row that a
+    // concurrent attempt inserted just before: then the window is read again, in a new snapshot.
+    const windowStart = row?.window_start ?? (await this.windowStart(key)) ?? now;
+    return { granted: false, retryAt: new Date(windowStart.getTime() + windowS * 1000) };
   }
 
-  /** One atomic upsert: concurrent failures each count once (row lock on conflict). */
-  async recordFailure(key: string, now: Date, windowS: number): Promise<number> {
-    const windowStartCutoff = new Date(now.getTime() - windowS * 1000);
-    const { rows } = await this.sql.query<{ failures: number }>(
-      `INSERT INTO login_throttle AS t (key, failures, window_start, updated_at) VALUES ($1, 1, $2, $2)
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN t.window_start <= $3 THEN 1 ELSE t.failures + 1 END,
-         window_start = CASE WHEN t.window_start <= $3 THEN $2 ELSE t.window_start END,
-         updated_at = $2
-       RETURNING failures`,
-      [key, now, windowStartCutoff],
-      'throttle_record_failure',
+  private async windowStart(key: string): Promise<Date | null> {
+    const { rows } = await this.sql.query<{ window_start: Date }>(
+      'SELECT window_start FROM login_throttle WHERE key = $1',
+      [key],
+      'throttle_window',
     );
-    return rows[0]?.failures ?? 1;
+    return rows[0]?.window_start ?? null;
   }
 
-  async block(key: string, until: Date): Promise<void> {
+  async release(key: string): Promise<void> {
     await this.sql.query(
-      `UPDATE login_throttle SET blocked_until = GREATEST(COALESCE(blocked_until, $2), $2) WHERE key = $1`,
-      [key, until],
-      'throttle_block',
+      'UPDATE login_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $1',
+      [key],
+      'throttle_release',
     );
   }
 
@@ -45,7 +63,7 @@ export class SqlThrottleStore implements ThrottleStore {
   async purgeOlderThan(cutoff: Date, limit: number): Promise<number> {
     const { rowCount } = await this.sql.query(
       `DELETE FROM login_throttle WHERE key IN (
-         SELECT key FROM login_throttle WHERE updated_at < $1 AND (blocked_until IS NULL OR blocked_until < $1) LIMIT $2)`,
+         SELECT key FROM login_throttle WHERE window_start < $1 LIMIT $2)`,
       [cutoff, limit],
     );
     return rowCount;

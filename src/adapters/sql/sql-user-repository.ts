@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/shared/domain-error.js';
-import type { Backend, User } from '../../domain/user/user.js';
+import type { Backend, ProviderAccount, User } from '../../domain/user/user.js';
 import type {
   DirectoryRepository,
   Group,
@@ -7,6 +7,7 @@ import type {
   Tenant,
   UserRepository,
 } from '../../domain/user/user-repository.port.js';
+import { canonicalUsername } from '../../domain/user/username.js';
 import type { SqlExecutor } from './sql-client.js';
 import { sqlErrorCode } from './store-errors.js';
 import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
@@ -35,14 +36,15 @@ export class SqlUserRepository implements UserRepository {
     return rows[0] ? userFromRow(rows[0]) : null;
   }
 
+  // Matched on the canonical form the domain computes (never SQL's lower()): one account, one key.
   findByUsername(username: string): Promise<User | null> {
-    return this.one('lower(u.username) = lower($1)', [username], 'user_by_username');
+    return this.one('u.username_key = $1', [canonicalUsername(username)], 'user_by_username');
   }
 
   findByGroupAndUsername(groupId: string, username: string): Promise<User | null> {
     return this.one(
-      'u.group_id = $1 AND lower(u.username) = lower($2)',
-      [groupId, username],
+      'u.group_id = $1 AND u.username_key = $2',
+      [groupId, canonicalUsername(username)],
       'user_by_group_username',
     );
   }
@@ -56,8 +58,9 @@ export class SqlUserRepository implements UserRepository {
       await this.sql.query(
         `INSERT INTO users (user_id, username, user_level, tenant_id, group_id, backend_name, platform_type,
            first_name, last_name, language, language_code, email_address, access_type, read_only, user_type,
-           phone_number, role, is_enterprise, password_hash, password_changed_at, must_change_password, created_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)`,
+           phone_number, role, is_enterprise, password_hash, password_changed_at, must_change_password, created_at,
+           username_key)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)`,
         [
           user.userId,
           user.username,
@@ -81,6 +84,7 @@ export class SqlUserRepository implements UserRepository {
           user.passwordHash ? now : null,
           user.mustChangePassword,
           now,
+          canonicalUsername(user.username),
         ],
       );
     } catch (error) {
@@ -132,13 +136,24 @@ export class SqlUserRepository implements UserRepository {
   async setPassword(
     userId: string,
     hash: string,
-    options: { mustChange: boolean; now: Date },
-  ): Promise<void> {
-    await this.sql.query(
-      `UPDATE users SET password_hash = $2, password_changed_at = $3, must_change_password = $4,
-         credentials_expire_at = NULL WHERE user_id = $1`,
-      [userId, hash, options.now, options.mustChange],
-    );
+    options: {
+      mustChange: boolean;
+      now: Date;
+      unlessChangedSince?: { hash: string; changedAt: Date | null };
+    },
+  ): Promise<boolean> {
+    const set = `UPDATE users SET password_hash = $2, password_changed_at = $3, must_change_password = $4,
+         credentials_expire_at = NULL WHERE user_id = $1`;
+    const expected = options.unlessChangedSince;
+    // The row lock of the UPDATE serialises concurrent changes; the loser re-reads the winner's row.
+    const { rowCount } = expected
+      ? await this.sql.query(
+          `${set} AND (password_hash = $5 OR password_changed_at IS NOT DISTINCT FROM $6)`,
+          [userId, hash, options.now, options.mustChange, expected.hash, expected.changedAt],
+          'user_set_password_cas',
+        )
+      : await this.sql.query(set, [userId, hash, options.now, options.mustChange]);
+    return rowCount === 1;
   }
 
   async expireCredentials(userId: string, at: Date): Promise<void> {
@@ -147,6 +162,39 @@ export class SqlUserRepository implements UserRepository {
 
   async setDisabled(userId: string, disabled: boolean): Promise<void> {
     await this.sql.query('UPDATE users SET disabled = $2 WHERE user_id = $1', [userId, disabled]);
+  }
+
+  async bindProviderAccount(userId: string, account: ProviderAccount): Promise<'bound' | 'refused'> {
+    // The row's lock serialises two first logins of one user; the unique index (users_sso_identity)
+    // two users racing for one provider account: the loser's transaction fails and is refused.
+    let bound: number;
+    try {
+      ({ rowCount: bound } = await this.sql.query(
+        `UPDATE users SET sso_issuer = $2, sso_subject = $3
+          WHERE user_id = $1 AND sso_issuer IS NULL
+            AND NOT EXISTS (SELECT 1 FROM users o WHERE o.sso_issuer = $2 AND o.sso_subject = $3)`,
+        [userId, account.issuer, account.subject],
+        'user_bind_provider_account',
+      ));
+    } catch (error) {
+      if (sqlErrorCode(error) === '23505') return 'refused';
+      throw error;
+    }
+    if (bound === 1) return 'bound';
+    const { rowCount } = await this.sql.query(
+      'SELECT 1 FROM users WHERE user_id = $1 AND sso_issuer = $2 AND sso_subject = $3',
+      [userId, account.issuer, account.subject],
+      'user_provider_account',
+    );
+    return rowCount === 1 ? 'bound' : 'refused';
+  }
+
+  async clearProviderAccount(userId: string): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      'UPDATE users SET sso_issuer = NULL, sso_subject = NULL WHERE user_id = $1 AND sso_issuer IS NOT NULL',
+      [userId],
+    );
+    return rowCount === 1;
   }
 }
 

@@ -6,7 +6,8 @@ export const USER_COLUMNS = `
   u.last_name, u.language, u.language_code, u.email_address, u.access_type, u.read_only,
   u.user_type, u.phone_number, u.role, u.is_enterprise, u.password_hash, u.password_changed_at,
   u.must_change_password, u.credentials_expire_at, u.first_login_at, u.disabled, u.created_at,
-  u.backend_name, b.external_name AS backend_external_name`;
+  u.backend_name, b.external_name AS backend_external_name, u.sso_issuer AS u_sso_issuer,
+  u.sso_subject AS u_sso_subject`;
 
 export interface UserRow {
   user_id: string;
@@ -35,6 +36,8 @@ export interface UserRow {
   created_at: Date;
   backend_name: string | null;
   backend_external_name: string | null;
+  u_sso_issuer: string | null;
+  u_sso_subject: string | null;
 }
 
 export function userFromRow(row: UserRow): User {
@@ -64,5 +67,7 @@ export function userFromRow(row: UserRow): User {
     disabled: row.disabled,
     createdAt: row.created_at,
     backend: row.backend_name ? { name: row.backend_name, externalName: row.backend_external_name } : null,
+    ssoIdentity:
+      row.u_sso_issuer && row.u_sso_subject ? { issuer: row.u_sso_issuer, subject: row.u_sso_subject } : null,
   };
 }

@@ -1,6 +1,7 @@
 import { type AuditEvent, auditEvent } from '../../domain/audit/audit-event.js';
 import type { PasswordHasher } from '../../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../../domain/password/password-policy.js';
+import { hashPassword, normalizePassword } from '../../domain/password/password-text.js';
 import { isSessionAlive, type SessionRecord, type SessionTimeouts } from '../../domain/session/session.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
@@ -8,6 +9,7 @@ import type { Random } from '../../domain/shared/random.port.js';
 import type { Repositories, Store } from '../../domain/store.port.js';
 import type { User } from '../../domain/user/user.js';
 import { assertValidNewUser } from '../../domain/user/user-rules.js';
+import { ALL_OF_ONE_USER } from '../session-management.js';
 import { createUser, DirectoryLookups, type NewUserInput, notFound } from './directory-writes.js';
 
 export interface AddUserInput extends NewUserInput {
@@ -24,6 +26,14 @@ export interface ListedSession extends SessionRecord {
 export function generateUserId(random: Random): string {
   return Buffer.from(random.bytes(16)).toString('hex');
 }
+
+/** What a password must not be built on: the account's own names (ASVS 6.2.11). */
+type AccountWords = {
+  username: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  emailAddress?: string | null;
+};
 
 /**
  * The account administration behind `gatehouse user ...` and `gatehouse sessions ...`.
@@ -44,9 +54,9 @@ export class AdminUsers {
     const candidate = { ...input, userId };
     // Cheap checks first: a refused account costs no hash.
     assertValidNewUser(candidate);
-    if (input.password !== null) this.assertPassword(input.password, input.username);
+    if (input.password !== null) this.assertPassword(input.password, input);
     // Hashing (argon2id, slow on purpose) happens before the transaction opens.
-    const passwordHash = input.password === null ? null : await this.hasher.hash(input.password);
+    const passwordHash = input.password === null ? null : await hashPassword(this.hasher, input.password);
     return this.store.transaction((repositories) =>
       createUser(
         new DirectoryLookups(repositories),
@@ -60,8 +70,8 @@ export class AdminUsers {
   /** A new administrator-set password: must be changed at next login; every session of the user ends. */
   async setPassword(username: string, password: string): Promise<{ user: User; sessionsEnded: number }> {
     const user = await this.require(this.store, username);
-    this.assertPassword(password, user.username);
-    const hash = await this.hasher.hash(password);
+    this.assertPassword(password, user);
+    const hash = await hashPassword(this.hasher, password);
     return this.store.transaction(async (repositories) => {
       const current = await this.require(repositories, username);
       await repositories.users.setPassword(current.userId, hash, { mustChange: true, now: this.clock.now() });
@@ -93,6 +103,20 @@ export class AdminUsers {
     });
   }
 
+  /**
+   * Forgets the provider account the user is bound to (issue 11, finding 6): the next SSO login
+   * for this user binds again. For a user whose account at the provider was re-created (a new
+   * `sub`) or moved to another provider. The user's sessions stay; revoke them separately.
+   */
+  async resetSso(username: string): Promise<{ user: User; wasBound: boolean }> {
+    return this.store.transaction(async (repositories) => {
+      const user = await this.require(repositories, username);
+      const wasBound = await repositories.users.clearProviderAccount(user.userId);
+      if (wasBound) await this.audit(repositories, user, { event: 'sso_binding_reset' });
+      return { user, wasBound };
+    });
+  }
+
   async enable(username: string): Promise<User> {
     return this.store.transaction(async (repositories) => {
       const user = await this.require(repositories, username);
@@ -108,7 +132,8 @@ export class AdminUsers {
   ): Promise<{ user: User; sessions: ListedSession[] }> {
     const user = await this.require(this.store, username);
     const now = this.clock.now();
-    const sessions = await this.store.sessions.listForUser(user.userId);
+    // Dead ones awaiting the purge too, marked: an administrator sees everything the store holds.
+    const sessions = await this.store.sessions.listForUser(user.userId, { limit: ALL_OF_ONE_USER });
     return {
       user,
       sessions: sessions.map((session) => ({ ...session, alive: isSessionAlive(session, timeouts, now) })),
@@ -188,9 +213,12 @@ export class AdminUsers {
     });
   }
 
-  private assertPassword(password: string, username: string): void {
+  private assertPassword(password: string, who: AccountWords): void {
     try {
-      this.policy.assertAcceptable(password, { username });
+      this.policy.assertAcceptable(normalizePassword(password), {
+        username: who.username,
+        otherWords: [who.firstName, who.lastName, who.emailAddress],
+      });
     } catch (error) {
       if (error instanceof DomainError && error.errors) {
         // The policy speaks of `new_password` (the HTTP field); here it is simply the password.

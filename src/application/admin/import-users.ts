@@ -1,9 +1,11 @@
 import type { PasswordHasher } from '../../domain/password/password-hasher.port.js';
+import { hashPassword } from '../../domain/password/password-text.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
 import type { Random } from '../../domain/shared/random.port.js';
 import type { Store } from '../../domain/store.port.js';
 import { identifierViolation, newUserViolations } from '../../domain/user/user-rules.js';
+import { canonicalUsername } from '../../domain/user/username.js';
 import { generateUserId } from './admin-users.js';
 import {
   createBackend,
@@ -183,13 +185,14 @@ export class ImportUsers {
           if (record.passwordHash !== null && !this.hasher.isSupportedHash(record.passwordHash)) {
             throw fail(
               'password_hash',
-              'not a supported hash (argon2id PHC string, Django pbkdf2_sha256$..., bcrypt $2a$/$2b$)',
+              'not a supported hash (argon2id PHC string, Django pbkdf2_sha256$..., bcrypt $2a$/$2b$), or its cost ' +
+                'is beyond the bounds (argon2id m <= 64 MiB, t <= 10, p <= 4; pbkdf2 <= 1,500,000 iterations; bcrypt cost <= 14)',
             );
           }
           once(
             record.line,
             'username',
-            `user:${record.username.toLowerCase()}`,
+            `user:${canonicalUsername(record.username)}`,
             `username ${JSON.stringify(record.username)}`,
           );
           if (record.userId !== null) {
@@ -221,7 +224,7 @@ export class ImportUsers {
     const worker = async () => {
       while (next < pending.length) {
         const record = pending[next++]!;
-        hashes.set(record.line, await this.hasher.hash(record.password!));
+        hashes.set(record.line, await hashPassword(this.hasher, record.password!));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.hashConcurrency, pending.length) }, worker));

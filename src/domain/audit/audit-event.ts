@@ -11,7 +11,8 @@ export type AuditEventName =
   | 'session_expired'
   | 'login_throttled'
   | 'user_disabled'
-  | 'user_enabled';
+  | 'user_enabled'
+  | 'sso_binding_reset';
 
 /** Who caused it: the user themself, an administrator (CLI), the OpenID provider, or the service. */
 export type AuditActor = 'user' | 'administrator' | 'provider' | 'system';
@@ -22,7 +23,11 @@ export type SessionRevocationReason =
   | 'administrator'
   | 'password_change'
   | 'backchannel_logout'
-  | 'user_disabled';
+  | 'user_disabled'
+  /** A login was sent with this session's cookie: the new session replaces it (fixation defence). */
+  | 'replaced_by_login'
+  /** A login beyond SESSIONS_PER_USER_MAX ended the user's least recently used session. */
+  | 'session_limit';
 
 /**
  * One audit record as the use cases write it. Never a secret: no password, no cookie value or

@@ -1,12 +1,17 @@
 import type { User } from '../user/user.js';
 
 /** Why a login was refused; logged and audited, never shown to the client as such. */
-export type LoginDenialReason =
-  | 'unknown_user'
-  | 'no_password'
-  | 'bad_password'
-  | 'account_disabled'
-  | 'level_not_allowed_for_sso';
+export const LOGIN_DENIAL_REASONS = [
+  'unknown_user',
+  'no_password',
+  'bad_password',
+  'account_disabled',
+  'level_not_allowed_for_sso',
+  /** The user is bound to another provider account, or the provider account to another user. */
+  'sso_account_mismatch',
+] as const;
+
+export type LoginDenialReason = (typeof LOGIN_DENIAL_REASONS)[number];
 
 export interface LoginAttempt {
   method: 'password' | 'sso';

@@ -1,24 +1,45 @@
 import { DomainError } from '../shared/domain-error.js';
+import { canonicalUsername } from '../user/username.js';
 import type { ThrottleStore } from './throttle-store.port.js';
 
 export interface ThrottleSettings {
-  /** Failures per username in the window before delays start (LOGIN_MAX_FAILURES). */
+  /** Attempts per account in a window that may fail (LOGIN_MAX_FAILURES). */
   maxFailures: number;
   windowS: number;
 }
 
-/** What `assertAllowed` learnt about an attempt that may go on. */
-export interface ThrottleStanding {
-  accountHasFailures: boolean;
+/** The keys one attempt counts against. */
+export interface ThrottleKeys {
+  user: string;
+  address: string | null;
+}
+
+/**
+ * The places an attempt took in its budgets, to be settled once the password was checked:
+ * `succeeded` gives them back, `failed` leaves them spent.
+ */
+export interface ThrottleTicket {
+  readonly keys: ThrottleKeys;
+  /** True when this attempt took the last place of a budget: a failure now blocks that key. */
+  readonly lastPlace: boolean;
 }
 
 /** A client address may fail this many times more than one account before it is slowed down. */
 export const ADDRESS_FAILURE_FACTOR = 10;
 
+function tooManyAttempts(retryAt: Date, now: Date): DomainError {
+  const retryAfterS = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
+  return new DomainError('TOO_MANY_ATTEMPTS', 'Too many failed attempts. Try again later.', { retryAfterS });
+}
+
 /**
- * Anti-automation that cannot become a lockout (ASVS 6.1.1, 6.3.1): failures are counted per
- * account and, more loosely, per client address, in the shared store. Past the limit each
- * further failure doubles the delay, capped at the window, so no account is ever locked for good.
+ * Anti-automation that cannot become a lockout for good (ASVS 6.3.1): each account, and more
+ * loosely each client address, has a budget of attempts per window in the shared store. An
+ * attempt reserves its place BEFORE the password is verified, so however many guesses arrive at
+ * once, on however many instances, at most `maxFailures` per account are ever verified in a
+ * window (the check-then-count design let a parallel burst through). A success gives its place
+ * back and forgives the account's failures; a failure leaves it spent. Once a budget is spent,
+ * the key waits for the end of the window that began with its first attempt.
  */
 export class LoginThrottle {
   constructor(
@@ -26,63 +47,52 @@ export class LoginThrottle {
     private readonly settings: ThrottleSettings,
   ) {}
 
-  static keys(username: string, clientAddress: string | null): { user: string; address: string | null } {
+  static keys(username: string, clientAddress: string | null): ThrottleKeys {
     return {
-      user: `user:${username.toLowerCase()}`,
+      user: `user:${canonicalUsername(username)}`,
       address: clientAddress ? `addr:${clientAddress}` : null,
     };
   }
 
-  /** Throws TOO_MANY_ATTEMPTS with the seconds to wait while any key is blocked. */
-  async assertAllowed(keys: { user: string; address: string | null }, now: Date): Promise<ThrottleStanding> {
-    const list = keys.address ? [keys.user, keys.address] : [keys.user];
-    const { blockedUntil: until, keysWithFailures } = await this.store.check(list, now);
-    if (until) {
-      const retryAfterS = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
-      throw new DomainError('TOO_MANY_ATTEMPTS', 'Too many failed attempts. Try again later.', {
-        retryAfterS,
-      });
-    }
-    return { accountHasFailures: keysWithFailures.includes(keys.user) };
-  }
-
-  delayFor(failures: number, limit: number): number {
-    if (failures < limit) return 0;
-    const exponent = Math.min(failures - limit, 30);
-    return Math.min(this.settings.windowS, 2 ** (exponent + 1));
-  }
-
-  /** `store`: the throttle store of a transaction, so the count commits with what goes with it (the audit). */
-  async recordFailure(
-    keys: { user: string; address: string | null },
-    now: Date,
-    store: ThrottleStore = this.store,
-  ): Promise<{ blocked: boolean }> {
-    let blocked = false;
-    const entries: Array<[string, number]> = [[keys.user, this.settings.maxFailures]];
-    if (keys.address) entries.push([keys.address, this.settings.maxFailures * ADDRESS_FAILURE_FACTOR]);
-    for (const [key, limit] of entries) {
-      const failures = await store.recordFailure(key, now, this.settings.windowS);
-      const delayS = this.delayFor(failures, limit);
-      if (delayS > 0) {
-        blocked = true;
-        await store.block(key, new Date(now.getTime() + delayS * 1000));
-      }
-    }
-    return { blocked };
+  private budgets(keys: ThrottleKeys): Array<[string, number]> {
+    const budgets: Array<[string, number]> = [[keys.user, this.settings.maxFailures]];
+    if (keys.address) budgets.push([keys.address, this.settings.maxFailures * ADDRESS_FAILURE_FACTOR]);
+    return budgets;
   }
 
   /**
-   * Forgets the account's failures. `standing` (from `assertAllowed`) saves the write when the
-   * check found none: most logins succeed at the first try. A failure recorded since that check
-   * then stays counted, which is what it would be had it come just after the success.
+   * Takes a place in every budget of the attempt, or none: throws TOO_MANY_ATTEMPTS (with the
+   * seconds to wait) when one is spent, after giving back the places already taken.
    */
-  async recordSuccess(
-    keys: { user: string },
-    store: ThrottleStore = this.store,
-    standing?: ThrottleStanding,
-  ): Promise<void> {
-    if (standing && !standing.accountHasFailures) return;
-    await store.reset(keys.user);
+  async reserve(keys: ThrottleKeys, now: Date): Promise<ThrottleTicket> {
+    const taken: string[] = [];
+    let lastPlace = false;
+    for (const [key, limit] of this.budgets(keys)) {
+      const reservation = await this.store.reserve(key, limit, now, this.settings.windowS);
+      if (!reservation.granted) {
+        await Promise.all(taken.map((place) => this.store.release(place)));
+        throw tooManyAttempts(reservation.retryAt, now);
+      }
+      taken.push(key);
+      if (reservation.used >= limit) lastPlace = true;
+    }
+    return { keys, lastPlace };
+  }
+
+  /**
+   * The attempt failed: its places stay spent. Says whether that failure blocked a key (it took
+   * the last place of a budget), which the audit trail records as `login_throttled`.
+   */
+  failed(ticket: ThrottleTicket): { blocked: boolean } {
+    return { blocked: ticket.lastPlace };
+  }
+
+  /**
+   * The attempt succeeded: the account's failures are forgiven (its key is reset), and the
+   * address gets its place back (a success is not a guess).
+   */
+  async succeeded(ticket: ThrottleTicket, store: ThrottleStore = this.store): Promise<void> {
+    await store.reset(ticket.keys.user);
+    if (ticket.keys.address) await store.release(ticket.keys.address);
   }
 }

@@ -1,21 +1,28 @@
-/** Shared failure counters so every instance throttles alike (contract 3a). */
-export interface ThrottleCheck {
-  /** The latest block among the keys that is still in the future, or null. */
-  blockedUntil: Date | null;
-  /** The keys that have failures on record (so a success knows whether there is anything to forget). */
-  keysWithFailures: string[];
-}
+/** What the store answers when asked for one attempt from a key's budget. */
+export type ThrottleReservation =
+  /** The attempt may go on; `used` counts the attempts taken in this window, this one included. */
+  | { granted: true; used: number }
+  /** The budget of this window is spent until `retryAt` (when the window that began it ends). */
+  | { granted: false; retryAt: Date };
 
+/**
+ * Shared attempt budgets, so every instance throttles alike (contract 3a). An attempt takes its
+ * place in the budget before the password is verified (`reserve`), atomically, so a burst of
+ * parallel guesses can never verify more than the budget (issue 11, finding 1); a successful
+ * attempt gives its place back afterwards (`release` / `reset`). Each operation touches one key,
+ * so a store that shards keys (a Redis Cluster) needs no cross-key transaction.
+ */
 export interface ThrottleStore {
-  /** One read of the keys' records: the block still in force, and which keys have failures. */
-  check(keys: string[], now: Date): Promise<ThrottleCheck>;
   /**
-   * Atomically counts one failure for the key (restarting the count when the window has passed)
-   * and returns the new count. Exact under concurrency: no lost updates.
+   * Atomically takes one attempt from the key's budget of `limit` per window. The window begins
+   * at the key's first attempt and lasts `windowS`; once it has passed, the count starts over.
+   * Exact under any concurrency and across instances: never more than `limit` grants a window.
    */
-  recordFailure(key: string, now: Date, windowS: number): Promise<number>;
-  /** Extends the block of the key to `until` (never shortens it). */
-  block(key: string, until: Date): Promise<void>;
+  reserve(key: string, limit: number, now: Date, windowS: number): Promise<ThrottleReservation>;
+  /** Gives one attempt back to the key's budget (it succeeded), never below zero. */
+  release(key: string): Promise<void>;
+  /** Forgets the key's attempts (a successful login forgives the account's failures). */
   reset(key: string): Promise<void>;
+  /** Deletes up to `limit` keys whose window began before `cutoff` (over, so worthless). */
   purgeOlderThan(cutoff: Date, limit: number): Promise<number>;
 }

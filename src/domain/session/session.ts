@@ -2,16 +2,25 @@ import type { User } from '../user/user.js';
 
 export type LoginMethod = 'password' | 'sso';
 
-/** What the session keeps for the provider logout and back-channel logout (contract 6). */
-export interface SsoSessionData {
+/** Which provider session an SSO session belongs to (back-channel logout finds it by these). */
+export interface SsoSessionRef {
   issuer: string;
   subject: string;
   sid: string | null;
+}
+
+/**
+ * The provider's tokens, kept for the provider logout (contract 6). Written with the session and
+ * read back only when it ends (issue 14, finding 9): a session check never carries them.
+ */
+export interface ProviderTokens {
   idToken: string | null;
   /** Encrypted at rest (TOKEN_ENCRYPTION_KEY); opaque to the domain. */
   accessTokenSealed: string | null;
   refreshTokenSealed: string | null;
 }
+
+export type SsoSessionData = SsoSessionRef & ProviderTokens;
 
 export interface SessionRecord {
   /** SHA-256 of the cookie value, hex. The cookie value itself is never stored. */
@@ -26,6 +35,11 @@ export interface SessionRecord {
   expiresAt: Date;
   clientAddress: string | null;
   userAgent: string | null;
+  sso: SsoSessionRef | null;
+}
+
+/** A session with everything stored for it: what is created, and what ending one returns. */
+export interface StoredSession extends Omit<SessionRecord, 'sso'> {
   sso: SsoSessionData | null;
 }
 

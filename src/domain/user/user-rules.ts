@@ -1,5 +1,6 @@
 import { DomainError, type FieldError } from '../shared/domain-error.js';
 import { ALL_USER_LEVELS, isUserLevel, USER_LEVELS, type UserLevel } from './user.js';
+import { usernameViolation } from './username.js';
 
 /**
  * Rules every new account must satisfy, whoever creates it (`gatehouse user add`, an import):
@@ -88,9 +89,10 @@ export interface UserPlacement {
  * Paths are the import keys (`user_level`, `tenant_id`, ...).
  */
 export function newUserViolations(user: UserPlacement): FieldError[] {
-  const errors: FieldError[] = [];
+  // A username has stricter rules of its own: it is what people read and type to tell accounts apart.
+  const usernameError = usernameViolation('username', user.username);
+  const errors: FieldError[] = usernameError ? [usernameError] : [];
   const identifiers: Array<[string, string | null | undefined]> = [
-    ['username', user.username],
     ['tenant_id', user.tenantId],
     ['group_id', user.groupId],
     ['user_id', user.userId],

@@ -57,6 +57,18 @@ export interface User extends UserAttributes {
   firstLoginAt: Date | null;
   disabled: boolean;
   createdAt: Date;
+  /**
+   * The provider account this user is bound to: recorded at the first SSO login, and from then on
+   * the only one that may log in as this user (issue 11, finding 6). Null until then, or after an
+   * administrator's `gatehouse user reset-sso`.
+   */
+  ssoIdentity: ProviderAccount | null;
+}
+
+/** An account at an OpenID provider: its issuer and its `sub`, the stable identifier (OIDC Core 5.7). */
+export interface ProviderAccount {
+  issuer: string;
+  subject: string;
 }
 
 export const EMPTY_ATTRIBUTES: UserAttributes = {

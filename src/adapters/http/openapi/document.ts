@@ -181,15 +181,24 @@ function operationObject(operation: OperationSpec, components: SchemaComponents)
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     security: security(operation),
-    ...(operation.pathParameters
+    ...(operation.pathParameters || operation.queryParameters
       ? {
-          parameters: operation.pathParameters.map((parameter) => ({
-            name: parameter.name,
-            in: 'path',
-            required: true,
-            description: parameter.description,
-            schema: components.convert(parameter.schema, 'input'),
-          })),
+          parameters: [
+            ...(operation.pathParameters ?? []).map((parameter) => ({
+              name: parameter.name,
+              in: 'path',
+              required: true,
+              description: parameter.description,
+              schema: components.convert(parameter.schema, 'input'),
+            })),
+            ...(operation.queryParameters ?? []).map((parameter) => ({
+              name: parameter.name,
+              in: 'query',
+              required: false,
+              description: parameter.description,
+              schema: components.convert(parameter.schema, 'input'),
+            })),
+          ],
         }
       : {}),
     ...(operation.request

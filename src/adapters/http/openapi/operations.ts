@@ -54,6 +54,8 @@ export interface OperationSpec {
     optional?: boolean;
   };
   pathParameters?: Array<{ name: string; description: string; schema: z.ZodType }>;
+  /** Optional query parameters, each a string schema. */
+  queryParameters?: Array<{ name: string; description: string; schema: z.ZodType }>;
   /** Answers that are not problem documents (success, and e.g. readiness's own 503). */
   responses: SuccessResponse[];
   /**
@@ -170,11 +172,22 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'session',
     summary: 'List your sessions',
     description:
-      'Your live sessions, newest first, the one this request came with marked `current`. ' +
-      'Sessions are named by opaque handles, never by their cookie value.',
+      'Your live sessions, newest first, the one this request came with marked `current`, one page ' +
+      'at a time: `limit` sessions (default 50), and `next_cursor` while more remain, to pass as ' +
+      '`cursor`. Sessions are named by opaque handles, never by their cookie value. A user has at ' +
+      'most `SESSIONS_PER_USER_MAX` live sessions (default 100): a login beyond it ends the least ' +
+      'recently used one.',
     session: 'required',
+    queryParameters: [
+      {
+        name: 'limit',
+        description: 'Sessions per page, 1 to 100 (default 50).',
+        schema: z.string().regex(/^\d{1,3}$/),
+      },
+      { name: 'cursor', description: 'The `next_cursor` of the previous page.', schema: z.string().max(128) },
+    ],
     responses: [{ status: 200, description: 'Your sessions.', schema: sessionListSchema }],
-    errors: ['SERVICE_UNAVAILABLE'],
+    errors: ['INVALID_REQUEST', 'SERVICE_UNAVAILABLE'],
   },
   {
     method: 'delete',

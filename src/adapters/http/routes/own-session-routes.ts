@@ -9,7 +9,9 @@ import {
   emptyRequestSchema,
   emptyResponseSchema,
   parseBody,
+  parseQuery,
   sessionHandleSchema,
+  sessionListQuerySchema,
   sessionListSchema,
   sessionsRevokedSchema,
 } from '../schemas.js';
@@ -21,6 +23,9 @@ export interface OwnSessionRouteDeps {
   authenticator: SessionAuthenticator;
   cookie: CookieSettings;
 }
+
+/** Sessions per page of `GET /api/v1/sessions/` when `limit` is not given. */
+const DEFAULT_PAGE_SIZE = 50;
 
 function wire(session: OwnSession) {
   return {
@@ -44,8 +49,15 @@ export function ownSessionRoutes(deps: OwnSessionRouteDeps): Router<GatehouseSta
   const guard = sessionGuard(deps.authenticator, { cookieName: deps.cookie.name });
 
   router.get('/api/v1/sessions/', guard, async (ctx) => {
-    const sessions = await deps.sessions.list(ctx.state.gatehouse!);
-    ctx.body = sessionListSchema.parse({ sessions: sessions.map(wire) });
+    const query = parseQuery(sessionListQuerySchema, ctx.query);
+    const page = await deps.sessions.list(ctx.state.gatehouse!, {
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
+      cursor: query.cursor,
+    });
+    ctx.body = sessionListSchema.parse({
+      sessions: page.sessions.map(wire),
+      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+    });
   });
 
   router.delete('/api/v1/sessions/:handle/', guard, async (ctx) => {

@@ -5,7 +5,7 @@ import type { Logout } from '../../../application/logout.js';
 import type { PasswordLogin } from '../../../application/password-login.js';
 import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
 import { clientInfo } from '../client-info.js';
-import { type CookieSettings, clearedSessionCookie, readCookie, sessionCookie } from '../cookies.js';
+import { type CookieSettings, clearedSessionCookie, readCookies, sessionCookie } from '../cookies.js';
 import { readJsonBody } from '../json-body.js';
 import {
   emptyRequestSchema,
@@ -24,8 +24,6 @@ export interface SessionRouteDeps {
   changePassword: ChangePassword;
   authenticator: SessionAuthenticator;
   cookie: CookieSettings;
-  /** Cookie Max-Age: the absolute session lifetime (contract 3). */
-  absoluteTimeoutS: number;
 }
 
 /** The password half: login, logout, current session, password change. */
@@ -38,16 +36,18 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
     const result = await deps.passwordLogin.execute({
       username: body.username,
       password: body.password,
-      presentedToken: readCookie(ctx.get('Cookie'), cookieName),
+      presentedTokens: readCookies(ctx.get('Cookie'), cookieName),
       client: clientInfo(ctx),
     });
-    ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
+    ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, result.lifetimeS));
     ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
   });
 
   router.post('/api/v1/logout/', async (ctx) => {
     parseBody(emptyRequestSchema, await readJsonBody(ctx));
-    await deps.logout.execute(readCookie(ctx.get('Cookie'), cookieName), clientInfo(ctx));
+    // With several session cookies, the one live session is ended (none when several are live).
+    const token = await deps.authenticator.liveToken(readCookies(ctx.get('Cookie'), cookieName));
+    await deps.logout.execute(token, clientInfo(ctx));
     ctx.append('Set-Cookie', clearedSessionCookie(deps.cookie));
     ctx.body = {};
   });
@@ -69,7 +69,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
         newPassword: body.new_password,
         client: clientInfo(ctx),
       });
-      ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
+      ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, result.lifetimeS));
       ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
     },
   );

@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import type { BackchannelLogout } from '../../../application/backchannel-logout.js';
+import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
 import type { SsoLogin } from '../../../application/sso-login.js';
 import type { SsoLogout } from '../../../application/sso-logout.js';
 import { DomainError, isDomainError } from '../../../domain/shared/domain-error.js';
 import { clientInfo } from '../client-info.js';
-import { type CookieSettings, clearedSessionCookie, readCookie, sessionCookie } from '../cookies.js';
+import { type CookieSettings, clearedSessionCookie, readCookies, sessionCookie } from '../cookies.js';
 import { readFormBody } from '../form-body.js';
 import { readJsonBody } from '../json-body.js';
 import { emptyRequestSchema, loginResponseSchema, parseBody, ssoLoginRequestSchema } from '../schemas.js';
@@ -14,7 +15,8 @@ export interface SsoRouteDeps {
   /** Null when no OpenID provider is configured: every SSO route answers SSO_NOT_CONFIGURED. */
   sso: { login: SsoLogin; logout: SsoLogout; backchannelLogout: BackchannelLogout } | null;
   cookie: CookieSettings;
-  absoluteTimeoutS: number;
+  /** Picks the one live session among several session cookies (logout). */
+  authenticator: Pick<SessionAuthenticator, 'liveToken'>;
 }
 
 function notConfigured(): DomainError {
@@ -33,10 +35,10 @@ export function ssoRoutes(deps: SsoRouteDeps): Router<GatehouseState> {
       authorizationCode: body.authorization_code,
       redirectUri: body.redirect_uri,
       ...(body.code_verifier ? { codeVerifier: body.code_verifier } : {}),
-      presentedToken: readCookie(ctx.get('Cookie'), cookieName),
+      presentedTokens: readCookies(ctx.get('Cookie'), cookieName),
       client: clientInfo(ctx),
     });
-    ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, deps.absoluteTimeoutS));
+    ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, result.lifetimeS));
     ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
   });
 
@@ -45,7 +47,8 @@ export function ssoRoutes(deps: SsoRouteDeps): Router<GatehouseState> {
     parseBody(emptyRequestSchema, await readJsonBody(ctx));
     // The cookie is cleared whatever the provider answers: the local session is gone either way.
     ctx.append('Set-Cookie', clearedSessionCookie(deps.cookie));
-    await deps.sso.logout.execute(readCookie(ctx.get('Cookie'), cookieName), clientInfo(ctx));
+    const token = await deps.authenticator.liveToken(readCookies(ctx.get('Cookie'), cookieName));
+    await deps.sso.logout.execute(token, clientInfo(ctx));
     ctx.body = {};
   });
 
