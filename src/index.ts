@@ -1,7 +1,11 @@
 // The package entry for product teams embedding Gatehouse in their own Koa service.
 
+// The guard for product routes checks the Origin of unsafe methods too (CSRF), then the session.
+export {
+  type EmbeddedSessionGuardOptions as SessionGuardOptions,
+  embeddedSessionGuard as sessionGuard,
+} from './adapters/http/embedded-session-guard.js';
 export { listen, type RunningServer } from './adapters/http/server.js';
-export { type SessionGuardOptions, sessionGuard } from './adapters/http/session-guard.js';
 export type { GatehouseState } from './adapters/http/state.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
 export { type Config, ConfigError, loadConfig } from './config/config.js';

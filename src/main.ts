@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { listen } from './adapters/http/server.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
-import { BOOTSTRAP_ADMIN_USERNAME, bootstrapAdmin } from './application/bootstrap-admin.js';
+import { bootstrapAdmin } from './application/bootstrap-admin.js';
+import { announceBootstrapPassword } from './composition/announce-bootstrap-password.js';
 import { TOKENS } from './composition/tokens.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { createGatehouse, type Gatehouse } from './gatehouse.js';
@@ -17,12 +18,10 @@ async function bootstrapIfAsked(gatehouse: Gatehouse): Promise<void> {
     clock: container.get(TOKENS.Clock),
   });
   if (password) {
-    // Printed once, on stdout, outside the JSON log stream; it must be changed at first login.
-    process.stdout.write(
-      `\nGatehouse created the system administrator "${BOOTSTRAP_ADMIN_USERNAME}".\n` +
-        `  one-time password: ${password}\n` +
-        '  It is expired: log in, then change it with POST /api/v1/password/.\n\n',
-    );
+    announceBootstrapPassword(password, {
+      stdout: process.stdout,
+      file: gatehouse.config.bootstrapPasswordFile,
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
+import type { DeviceProofs, IssuedDeviceProof } from '../domain/login/device-proofs.port.js';
 import { LoginPolicy } from '../domain/login/login-policy.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
@@ -6,6 +7,7 @@ import { hashPassword, verifyPassword } from '../domain/password/password-text.j
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
+import { canonicalUsername } from '../domain/user/username.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
 import type { SessionIssuer } from './session-issuer.js';
@@ -15,7 +17,14 @@ export interface PasswordLoginInput {
   password: string;
   /** The session cookie values the login was sent with: each session they name ends (fixation defence). */
   presentedTokens: readonly string[];
+  /** The device proofs the browser sent (`DeviceProofs`): one for this user lets it past the account's block. */
+  deviceProofs: readonly string[];
   client: ClientInfo;
+}
+
+/** A successful password login, plus the proof the browser keeps that it logged in as this user. */
+export interface PasswordLoginResult extends LoginResult {
+  device: IssuedDeviceProof;
 }
 
 function authenticationFailed(): DomainError {
@@ -34,10 +43,13 @@ export class PasswordLogin {
     private readonly issuer: SessionIssuer,
     private readonly clock: Clock,
     private readonly events: LoginEvents,
+    private readonly devices: DeviceProofs,
   ) {}
 
-  async execute(input: PasswordLoginInput): Promise<LoginResult> {
-    const keys = LoginThrottle.keys(input.username, input.client.clientAddress);
+  async execute(input: PasswordLoginInput): Promise<PasswordLoginResult> {
+    const usernameKey = canonicalUsername(input.username);
+    const deviceId = await this.recognisedDevice(input.deviceProofs, usernameKey);
+    const keys = LoginThrottle.keys(input.username, input.client.clientAddress, deviceId);
     // The attempt takes its place in the throttle's budgets before the password is verified, so a
     // parallel burst verifies no more guesses than the budget (issue 11, finding 1). The
     // reservation and the user lookup go out together: one round trip of waiting, not two. A
@@ -101,6 +113,10 @@ export class PasswordLogin {
     // A weaker or older hash, or one of the raw (not normalised) password, is replaced.
     const upgraded = account.passwordHash && rehash ? await hashPassword(this.hasher, input.password) : null;
 
+    // A fresh proof on every success (a new device id, a full budget, a new lifetime), made before
+    // the session commits: a store failure while reading the signing key must not leave a session.
+    const device = await this.devices.issue(usernameKey, this.clock.now());
+
     // The throttle's forgiveness, the session and its audit record commit together.
     const result = await this.store.transaction(async (repositories) => {
       await this.throttle.succeeded(ticket, repositories.throttle);
@@ -132,6 +148,15 @@ export class PasswordLogin {
       return issued;
     });
     this.events.loginSucceeded({ method: 'password', userId: account.userId });
-    return result;
+    return { ...result, device };
+  }
+
+  private async recognisedDevice(proofs: readonly string[], usernameKey: string): Promise<string | null> {
+    const now = this.clock.now();
+    for (const proof of proofs) {
+      const deviceId = await this.devices.recognise(proof, usernameKey, now);
+      if (deviceId) return deviceId;
+    }
+    return null;
   }
 }

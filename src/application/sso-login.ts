@@ -1,11 +1,12 @@
 import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
+import type { AddressThrottle } from '../domain/login/address-throttle.js';
 import { type LoginDenialReason, LoginPolicy } from '../domain/login/login-policy.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider, ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
-import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
+import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
 import type { Repositories, Store } from '../domain/store.port.js';
 import type { ProviderAccount, User } from '../domain/user/user.js';
 import type { LoginEvents } from './login-events.js';
@@ -25,6 +26,8 @@ export interface SsoLoginInput {
 export interface SsoLoginSettings {
   redirectUris: readonly string[];
   userLevels: readonly number[];
+  /** A login without a PKCE `code_verifier` is refused (OIDC_REQUIRE_PKCE). */
+  requirePkce: boolean;
 }
 
 /**
@@ -46,6 +49,8 @@ export class SsoLogin {
     private readonly settings: SsoLoginSettings,
     private readonly events: LoginEvents,
     private readonly clock: Clock = systemClock,
+    /** Failed SSO logins per client address; none when not given. */
+    private readonly throttle: AddressThrottle | null = null,
   ) {}
 
   async execute(input: SsoLoginInput): Promise<LoginResult> {
@@ -54,8 +59,18 @@ export class SsoLogin {
         errors: [{ path: 'redirect_uri', message: 'not allowed' }],
       });
     }
+    if (this.settings.requirePkce && !input.codeVerifier) {
+      throw new DomainError('INVALID_REQUEST', 'code_verifier is required: this service requires PKCE.', {
+        errors: [{ path: 'code_verifier', message: 'is required' }],
+      });
+    }
+    // Before any call to the provider: a client address that keeps sending codes that fail is
+    // stopped here, so junk codes cannot get this service rate-limited by the customer's provider.
+    const ticket = await this.throttle?.reserve(input.client.clientAddress, this.clock.now());
     try {
-      return await this.login(input);
+      const result = await this.login(input);
+      await this.throttle?.succeeded(ticket ?? null);
+      return result;
     } catch (error) {
       // A refusal by the login policy was already reported, with its reason and user.
       if (isDomainError(error) && !this.reported.has(error)) {
@@ -131,18 +146,21 @@ export class SsoLogin {
     account: User,
     tokens: ValidatedTokenSet,
   ): Promise<LoginResult> {
+    const ref = { issuer: tokens.issuer, subject: tokens.subject, sid: tokens.sid ?? null };
     const issued = await this.issuer.issue(repositories, {
       user: account,
       method: 'sso',
       presentedTokens: input.presentedTokens,
       client: input.client,
       sso: {
-        issuer: tokens.issuer,
-        subject: tokens.subject,
-        sid: tokens.sid ?? null,
+        ...ref,
         idToken: tokens.idToken,
-        accessTokenSealed: tokens.accessToken ? this.sealer.seal(tokens.accessToken) : null,
-        refreshTokenSealed: tokens.refreshToken ? this.sealer.seal(tokens.refreshToken) : null,
+        accessTokenSealed: tokens.accessToken
+          ? this.sealer.seal(tokens.accessToken, tokenBinding('access_token', ref))
+          : null,
+        refreshTokenSealed: tokens.refreshToken
+          ? this.sealer.seal(tokens.refreshToken, tokenBinding('refresh_token', ref))
+          : null,
       },
     });
     await repositories.audit.record(

@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
-import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
+import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo } from './login-result.js';
@@ -91,12 +91,14 @@ export class SsoLogout {
   private async endAtProvider(sso: SsoSessionData): Promise<{ unreadable: boolean }> {
     if (!this.provider) return { unreadable: false };
 
-    const open = (sealed: string | null) =>
-      sealed && this.sealer ? (this.sealer.open(sealed) ?? undefined) : undefined;
+    const open = (sealed: string | null, slot: 'access_token' | 'refresh_token') =>
+      sealed && this.sealer ? (this.sealer.open(sealed, tokenBinding(slot, sso)) ?? undefined) : undefined;
+    const accessToken = open(sso.accessTokenSealed, 'access_token');
+    const refreshToken = open(sso.refreshTokenSealed, 'refresh_token');
     const tokens = {
       ...(sso.idToken ? { idToken: sso.idToken } : {}),
-      ...(open(sso.accessTokenSealed) ? { accessToken: open(sso.accessTokenSealed)! } : {}),
-      ...(open(sso.refreshTokenSealed) ? { refreshToken: open(sso.refreshTokenSealed)! } : {}),
+      ...(accessToken ? { accessToken } : {}),
+      ...(refreshToken ? { refreshToken } : {}),
     };
     await this.provider.logout(tokens);
     if (this.interpreter?.endProviderSession) {

@@ -10,6 +10,7 @@ import { SessionIssuer } from '../application/session-issuer.js';
 import { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
 import type { Config } from '../config/config.js';
+import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
@@ -69,11 +70,12 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         issuer: SessionIssuer,
         clock: Clock,
         events: LoginEvents,
+        devices: DeviceProofs,
       ) => {
         const throttle = new ReportingLoginThrottle(store.throttle, config.throttle, () =>
           events.loginThrottled?.({ method: 'password', operation: 'login' }),
         );
-        return new PasswordLogin(store, hasher, throttle, issuer, clock, events);
+        return new PasswordLogin(store, hasher, throttle, issuer, clock, events, devices);
       },
       [
         TOKENS.Store,
@@ -82,6 +84,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionIssuer,
         TOKENS.Clock,
         TOKENS.LoginEvents,
+        TOKENS.DeviceProofs,
       ],
     )
     .inSingletonScope();

@@ -60,7 +60,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         createHttpApp({
           logger,
           trustedOrigins: config.trustedOrigins,
-          trustProxy: config.http.trustProxy,
+          trustedProxyHops: config.http.trustedProxyHops,
           ...(metrics ? { onClientAbort: metrics.clientAborted } : {}),
           routers: [
             healthRoutes(store),

@@ -5,6 +5,8 @@ import type { SessionIssuer } from '../application/session-issuer.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
+import { AddressThrottle } from '../domain/login/address-throttle.js';
+import { ADDRESS_FAILURE_FACTOR } from '../domain/login/login-throttle.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { SsoParts } from './sso-parts.js';
@@ -29,9 +31,17 @@ export const ssoModule = new ContainerModule(({ bind }) => {
               parts.interpreter,
               parts.sealer,
               issuer,
-              { redirectUris: config.oidc?.redirectUris ?? [], userLevels: config.sso.userLevels },
+              {
+                redirectUris: config.oidc?.redirectUris ?? [],
+                userLevels: config.sso.userLevels,
+                requirePkce: config.oidc?.requirePkce ?? false,
+              },
               events,
               clock,
+              new AddressThrottle(store.throttle, 'sso', {
+                limit: config.throttle.maxFailures * ADDRESS_FAILURE_FACTOR,
+                windowS: config.throttle.windowS,
+              }),
             )
           : null,
       [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionIssuer, TOKENS.Config, TOKENS.LoginEvents, TOKENS.Clock],

@@ -50,7 +50,8 @@ export async function createSsoParts(
   const interpreter = await loadInterpreter(config.sso.interpreter, {
     usernameClaim: config.sso.usernameClaim,
     groupClaim: config.sso.groupClaim,
-    env: config.env,
+    env: config.interpreterSettings,
+    timeoutMs: oidc.timeoutMs,
   });
   let sealer: TokenSealer;
   if (config.tokenEncryptionKey) {

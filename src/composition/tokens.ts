@@ -16,6 +16,7 @@ import type { SessionSettings } from '../application/session-settings.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
+import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
@@ -33,6 +34,7 @@ export const TOKENS = {
   Store: Symbol.for('gatehouse.Store') as ServiceIdentifier<Store>,
   PasswordHasher: Symbol.for('gatehouse.PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   PasswordPolicy: Symbol.for('gatehouse.PasswordPolicy') as ServiceIdentifier<PasswordPolicy>,
+  DeviceProofs: Symbol.for('gatehouse.DeviceProofs') as ServiceIdentifier<DeviceProofs>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
   SessionCheckObserver: Symbol.for(

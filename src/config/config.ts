@@ -12,6 +12,20 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+/**
+ * How many proxies stand in front of the service (issue 11, finding 4): `false` none, `true` one,
+ * or their number. The client address is the entry that many places from the right of
+ * `X-Forwarded-For`: each proxy appends the address it saw, so the entries further left were
+ * written by the client and prove nothing.
+ */
+const proxyHops = z
+  .string()
+  .regex(/^(true|false|yes|no|\d+)$/, 'must be false, true, or the number of proxies in front (1 to 10)')
+  .transform((value) =>
+    value === 'true' || value === 'yes' ? 1 : value === 'false' || value === 'no' ? 0 : Number(value),
+  )
+  .pipe(z.number().int().min(0, 'must be 0 to 10').max(10, 'must be 0 to 10'));
+
 const commaList = z.string().transform((value) =>
   value
     .split(',')
@@ -59,7 +73,7 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES: int(1, 1000).default(5),
   LOGIN_FAILURE_WINDOW_S: int(1, 86_400).default(900),
   TRUSTED_ORIGINS: commaList.pipe(z.array(url)).default([]),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: proxyHops.default(0),
   OIDC_ISSUER: url.optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
@@ -70,6 +84,7 @@ const envSchema = z.object({
   OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
   OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
+  OIDC_REQUIRE_PKCE: bool.default(false),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
   SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
   SSO_GROUP_CLAIM: z.string().min(1).default('groups'),
@@ -94,6 +109,7 @@ const envSchema = z.object({
   METRICS_ON_MAIN_PORT: bool.default(false),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   BOOTSTRAP_ADMIN: bool.default(true),
+  BOOTSTRAP_PASSWORD_FILE: z.string().min(1).default('./gatehouse-admin-password'),
   WORKERS: int(1, 64).default(1),
   AUDIT_RETENTION_DAYS: int(0, 36_500).default(90),
   PURGE_INTERVAL_S: int(0, 86_400).default(300),
@@ -106,7 +122,8 @@ export interface Config {
   http: {
     port: number;
     host: string;
-    trustProxy: boolean;
+    /** Proxies in front of the service whose `X-Forwarded-*` headers are believed; 0: none. */
+    trustedProxyHops: number;
     shutdownGraceMs: number;
     /** Slow-client limits of the listener (src/adapters/http/server.ts). */
     headersTimeoutMs: number;
@@ -144,6 +161,8 @@ export interface Config {
     redirectUris: string[];
     timeoutMs: number;
     allowInsecureHttp: boolean;
+    /** Refuse an SSO login without a `code_verifier` (recommended; issue 11, finding 11). */
+    requirePkce: boolean;
   } | null;
   sso: { interpreter: string; usernameClaim: string; groupClaim: string; userLevels: number[] };
   tokenEncryptionKey: string | undefined;
@@ -151,14 +170,20 @@ export interface Config {
   tokenEncryptionKeysPrevious: string[];
   logLevel: Env['LOG_LEVEL'];
   bootstrapAdmin: boolean;
+  /** Where the bootstrap administrator's one-time password goes when stdout is not a terminal. */
+  bootstrapPasswordFile: string;
   /** Processes serving HTTP (node:cluster); more than 1 needs PostgreSQL. */
   workers: number;
   /** Audit events are kept this many days (0: for ever). */
   audit: { retentionDays: number };
   /** The periodic purge of dead sessions, stale throttling rows and old audit events (0: off). */
   purge: { intervalS: number; batchSize: number };
-  /** The raw environment, for customer interpreter packages that read their own variables. */
-  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * A customer interpreter package's own settings: every `SSO_INTERPRETER_<NAME>` variable, as
+   * `<NAME>`. Never the rest of the environment (issue 11, finding 11): the database URL, client
+   * secret and encryption keys are none of a claims mapper's business.
+   */
+  interpreterSettings: Readonly<Record<string, string>>;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +208,25 @@ function deepFreeze<T>(value: T): T {
  */
 function defaultPoolSize(): number {
   return Math.min(10, Math.max(4, 2 * availableParallelism()));
+}
+
+/** The prefix of the variables handed to a customer interpreter package, without it. */
+export const INTERPRETER_SETTING_PREFIX = 'SSO_INTERPRETER_';
+
+function interpreterSettingsOf(
+  environment: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(environment)) {
+    if (
+      name.startsWith(INTERPRETER_SETTING_PREFIX) &&
+      name.length > INTERPRETER_SETTING_PREFIX.length &&
+      value !== undefined
+    ) {
+      settings[name.slice(INTERPRETER_SETTING_PREFIX.length)] = value;
+    }
+  }
+  return settings;
 }
 
 /** Parses the environment once; a bad value throws ConfigError naming the variable. Never echoes secrets. */
@@ -266,7 +310,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     http: {
       port: env.PORT,
       host: env.HOST,
-      trustProxy: env.TRUST_PROXY,
+      trustedProxyHops: env.TRUST_PROXY,
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
@@ -318,6 +362,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             redirectUris: env.OIDC_REDIRECT_URIS,
             timeoutMs: env.OIDC_TIMEOUT_MS,
             allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
+            requirePkce: env.OIDC_REQUIRE_PKCE,
           }
         : null,
     sso: {
@@ -330,10 +375,11 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     tokenEncryptionKeysPrevious: env.TOKEN_ENCRYPTION_KEYS_PREVIOUS,
     logLevel: env.LOG_LEVEL,
     bootstrapAdmin: env.BOOTSTRAP_ADMIN,
+    bootstrapPasswordFile: env.BOOTSTRAP_PASSWORD_FILE,
     workers: env.WORKERS,
     audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
     purge: { intervalS: env.PURGE_INTERVAL_S, batchSize: env.PURGE_BATCH_SIZE },
-    env: { ...environment },
+    interpreterSettings: interpreterSettingsOf(environment),
   };
   return deepFreeze(config);
 }

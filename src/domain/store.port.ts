@@ -1,6 +1,7 @@
 import type { AuditLog } from './audit/audit-log.port.js';
 import type { ThrottleStore } from './login/throttle-store.port.js';
 import type { SessionRepository } from './session/session-repository.port.js';
+import type { ServiceSecrets } from './shared/service-secrets.port.js';
 import type { SeenLogoutTokens } from './sso/seen-logout-tokens.port.js';
 import type { DirectoryRepository, UserRepository } from './user/user-repository.port.js';
 
@@ -11,6 +12,7 @@ export interface Repositories {
   directory: DirectoryRepository;
   audit: AuditLog;
   logoutTokens: SeenLogoutTokens;
+  secrets: ServiceSecrets;
 }
 
 /**

@@ -84,7 +84,7 @@ export interface SsoTokenInterpreterContractOptions {
   factory: SsoTokenInterpreterFactory;
   /**
    * Settings the factory receives (merged over the service's defaults: usernameClaim
-   * `preferred_username`, groupClaim `groups`, env `{}`).
+   * `preferred_username`, groupClaim `groups`, env `{}`, timeoutMs 5000).
    */
   settings?: Partial<SsoInterpreterSettings>;
   samples: {
@@ -101,6 +101,7 @@ const DEFAULT_SETTINGS: SsoInterpreterSettings = {
   usernameClaim: 'preferred_username',
   groupClaim: 'groups',
   env: {},
+  timeoutMs: 5000,
 };
 
 /** What the service does with a token set: the interpreter, then its own rules over the result. */

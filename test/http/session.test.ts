@@ -55,9 +55,13 @@ for (const store of STORES) {
       const client = new TestClient(server.url);
       const response = await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD });
       expect(response.status).toBe(200);
-      expect(response.setCookies).toHaveLength(1);
+      expect(response.setCookies).toHaveLength(2);
       expect(response.setCookies[0]).toMatch(
         new RegExp(`^sessionid=${TOKEN}; Path=/; Max-Age=43200; HttpOnly; Secure; SameSite=Lax$`),
+      );
+      // The device proof (issue 11, finding 4): sent back to the login endpoint only, for 180 days.
+      expect(response.setCookies[1]).toMatch(
+        /^sessionid_device=[A-Za-z0-9_-]{22}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/api\/v1\/login\/; Max-Age=15552000; HttpOnly; Secure; SameSite=Strict$/,
       );
       // 32 random bytes.
       expect(Buffer.from(client.session!, 'base64url')).toHaveLength(32);
@@ -272,11 +276,14 @@ for (const store of STORES) {
       const client = new TestClient(server.url, 'gh_session');
       const response = await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD });
       expect(response.status).toBe(200);
-      expect(response.setCookies).toHaveLength(1);
+      expect(response.setCookies).toHaveLength(2);
       expect(response.setCookies[0]).toMatch(
         new RegExp(
           `^gh_session=${TOKEN}; Path=/; Max-Age=3600; Domain=example.test; HttpOnly; Secure; SameSite=Strict$`,
         ),
+      );
+      expect(response.setCookies[1]).toMatch(
+        /^gh_session_device=\S+; Path=\/api\/v1\/login\/; .*Domain=example.test;/,
       );
       expect((await client.get('/api/v1/session/')).status).toBe(200);
     });

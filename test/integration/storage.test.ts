@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observedSqlClient } from '../../src/adapters/metrics/observed-sql-client.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { seenLogoutTokensContract } from '../contract/seen-logout-tokens.contract.js';
+import { serviceSecretsContract } from '../contract/service-secrets.contract.js';
 import { newSession, sessionRepositoryContract } from '../contract/session-repository.contract.js';
 import { throttleStoreContract } from '../contract/throttle-store.contract.js';
 import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
@@ -28,6 +29,7 @@ forEachStore('SQL storage', (open) => {
   sessionRepositoryContract(fresh);
   throttleStoreContract(fresh);
   seenLogoutTokensContract(async () => (await fresh()).logoutTokens);
+  serviceSecretsContract(async () => (await fresh()).secrets);
 
   describe('unbatched session lookups (as inside a transaction)', () => {
     sessionRepositoryContract(async () => {

@@ -353,11 +353,17 @@ for (const store of STORES) {
       lines.push(...sso.setCookies);
       const logout = await jsonPost('/api/v1/logout/', {}, { cookie: `sessionid=${cookieValue(password)}` });
       lines.push(...logout.setCookies);
-      expect(lines).toHaveLength(3);
-      for (const line of lines) {
+      // Three session cookies, and the password login's device proof, which is Strict.
+      const sessionLines = lines.filter((line) => line.startsWith('sessionid='));
+      expect(sessionLines).toHaveLength(3);
+      for (const line of sessionLines) {
         expect(line).toMatch(/; HttpOnly; Secure; SameSite=Lax$/);
         expect(line).not.toMatch(/Domain=/i);
       }
+      const deviceLines = lines.filter((line) => line.startsWith('sessionid_device='));
+      expect(deviceLines).toHaveLength(1);
+      expect(deviceLines[0]).toMatch(/; HttpOnly; Secure; SameSite=Strict$/);
+      expect(lines).toHaveLength(4);
       for (const response of [login, password, sso, logout]) {
         expect(response.headers['access-control-allow-origin']).toBeUndefined();
         expect(response.headers['access-control-allow-credentials']).toBeUndefined();

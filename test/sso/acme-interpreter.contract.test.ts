@@ -85,7 +85,7 @@ ssoTokenInterpreterContract({
 
 describe('the example package as Gatehouse loads it', () => {
   it('loads by path specifier, relative to the working directory and absolute', async () => {
-    const settings = { usernameClaim: 'preferred_username', groupClaim: 'groups', env: {} };
+    const settings = { usernameClaim: 'preferred_username', groupClaim: 'groups', env: {}, timeoutMs: 5000 };
     const relative = await loadInterpreter('./test/fixtures/acme-interpreter', settings);
     const absolute = await loadInterpreter(
       new URL('../fixtures/acme-interpreter', import.meta.url).pathname,
@@ -105,6 +105,7 @@ describe('the example package as Gatehouse loads it', () => {
       usernameClaim: 'preferred_username',
       groupClaim: 'groups',
       env: { ACME_CLAIMS_NAMESPACE: 'https://acme.example/v2' },
+      timeoutMs: 5000,
     });
     const identity = await interpreter.interpret(
       tokenSetFromClaims({

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
+import { tokenBinding } from '../../src/domain/sso/token-sealer.port.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled, STORES } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
@@ -118,12 +119,22 @@ for (const store of STORES) {
 
     /** Re-seals the session's provider tokens as if an earlier key had sealed them. */
     async function resealTokens(client: TestClient, sealer: AesTokenSealer): Promise<void> {
+      const tokenHash = createHash('sha256').update(client.session!).digest('hex');
+      const { rows } = await server.gatehouse.store.client.query<{
+        issuer: string;
+        subject: string;
+        sid: string | null;
+      }>(
+        'SELECT sso_issuer AS issuer, sso_subject AS subject, sso_sid AS sid FROM sessions WHERE token_hash = $1',
+        [tokenHash],
+      );
+      const ref = rows[0]!;
       await server.gatehouse.store.client.query(
         'UPDATE sessions SET sso_access_token = $1, sso_refresh_token = $2 WHERE token_hash = $3',
         [
-          sealer.seal('old-access'),
-          sealer.seal('old-refresh'),
-          createHash('sha256').update(client.session!).digest('hex'),
+          sealer.seal('old-access', tokenBinding('access_token', ref)),
+          sealer.seal('old-refresh', tokenBinding('refresh_token', ref)),
+          tokenHash,
         ],
       );
     }

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
+import { tokenBinding } from '../../src/domain/sso/token-sealer.port.js';
 import { nonce, ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled, STORES } from '../support/databases.js';
 import {
@@ -121,9 +122,22 @@ for (const store of STORES) {
       expect(row.sso_refresh_token).not.toContain(tokens.refresh_token!);
       expect(row.sso_access_token).not.toContain(tokens.access_token!);
       const sealer = AesTokenSealer.fromBase64(encryptionKey);
-      expect(sealer.open(row.sso_refresh_token!)).toBe(tokens.refresh_token);
-      expect(sealer.open(row.sso_access_token!)).toBe(tokens.access_token);
-      expect(AesTokenSealer.random().open(row.sso_refresh_token!)).toBeNull();
+      const ref = { issuer: row.sso_issuer!, subject: row.sso_subject!, sid: row.sso_sid };
+      expect(sealer.open(row.sso_refresh_token!, tokenBinding('refresh_token', ref))).toBe(
+        tokens.refresh_token,
+      );
+      expect(sealer.open(row.sso_access_token!, tokenBinding('access_token', ref))).toBe(tokens.access_token);
+      expect(
+        AesTokenSealer.random().open(row.sso_refresh_token!, tokenBinding('refresh_token', ref)),
+      ).toBeNull();
+      // Bound to its slot and its session (issue 11, finding 11): moved elsewhere, it opens as nothing.
+      expect(sealer.open(row.sso_refresh_token!, tokenBinding('access_token', ref))).toBeNull();
+      expect(
+        sealer.open(row.sso_refresh_token!, tokenBinding('refresh_token', { ...ref, subject: 'hana' })),
+      ).toBeNull();
+      expect(
+        sealer.open(row.sso_refresh_token!, tokenBinding('refresh_token', { ...ref, sid: 'another' })),
+      ).toBeNull();
       // What a back-channel logout needs is kept in clear.
       expect(row).toMatchObject({
         sso_issuer: tp.issuer,

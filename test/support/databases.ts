@@ -17,6 +17,7 @@ import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { SqlAuditLog } from '../../src/adapters/sql/sql-audit-log.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlSeenLogoutTokens } from '../../src/adapters/sql/sql-seen-logout-tokens.js';
+import { SqlServiceSecrets } from '../../src/adapters/sql/sql-service-secrets.js';
 import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
@@ -190,6 +191,7 @@ export interface Repositories {
   throttle: SqlThrottleStore;
   audit: SqlAuditLog;
   logoutTokens: SqlSeenLogoutTokens;
+  secrets: SqlServiceSecrets;
 }
 
 /** The repositories as SqlStore builds them outside a transaction (session lookups batched). */
@@ -201,5 +203,6 @@ export function repositories(client: SqlClient, options: { batchLookups?: boolea
     throttle: new SqlThrottleStore(client),
     audit: new SqlAuditLog(client),
     logoutTokens: new SqlSeenLogoutTokens(client),
+    secrets: new SqlServiceSecrets(client),
   };
 }

@@ -45,6 +45,22 @@ describe('loadConfig defaults (contract section 7)', () => {
     expect(config.throttle).toEqual({ maxFailures: 5, windowS: 900 });
   });
 
+  it('trusts no proxy: TRUST_PROXY false, true, or the number of proxies in front', () => {
+    expect(config.http.trustedProxyHops).toBe(0);
+    for (const [value, hops] of [
+      ['false', 0],
+      ['no', 0],
+      ['0', 0],
+      ['true', 1],
+      ['yes', 1],
+      ['1', 1],
+      ['3', 3],
+      ['10', 10],
+    ] as const) {
+      expect(loadConfig({ TRUST_PROXY: value }).http.trustedProxyHops).toBe(hops);
+    }
+  });
+
   it('trusts no other origin and has single sign-on off', () => {
     expect(config.trustedOrigins).toEqual([]);
     expect(config.oidc).toBeNull();
@@ -153,6 +169,8 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
       { TOKEN_ENCRYPTION_KEYS_PREVIOUS: Buffer.alloc(32, 2).toString('base64') },
     ],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '11' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
   ])('%s', (variable, environment) => {
     const error = configError(environment);
     expect(error.problems.some((problem) => problem.includes(variable))).toBe(true);
@@ -244,7 +262,7 @@ describe('loadConfig result', () => {
     expect(Object.isFrozen(config.trustedOrigins)).toBe(true);
     expect(Object.isFrozen(config.oidc)).toBe(true);
     expect(Object.isFrozen(config.oidc?.redirectUris)).toBe(true);
-    expect(Object.isFrozen(config.env)).toBe(true);
+    expect(Object.isFrozen(config.interpreterSettings)).toBe(true);
     expect(() => {
       (config.cookie as { secure: boolean }).secure = false;
     }).toThrow(TypeError);
@@ -256,10 +274,22 @@ describe('loadConfig result', () => {
   });
 
   it('does not freeze or keep a live link to the environment it was given', () => {
-    const environment: Record<string, string> = { CUSTOM_INTERPRETER_SETTING: 'a' };
+    const environment: Record<string, string> = { SSO_INTERPRETER_CUSTOM_SETTING: 'a' };
     const config = loadConfig(environment);
     expect(Object.isFrozen(environment)).toBe(false);
-    environment.CUSTOM_INTERPRETER_SETTING = 'b';
-    expect(config.env.CUSTOM_INTERPRETER_SETTING).toBe('a');
+    environment.SSO_INTERPRETER_CUSTOM_SETTING = 'b';
+    expect(config.interpreterSettings.CUSTOM_SETTING).toBe('a');
+  });
+
+  // Issue 11, finding 11: a customer package gets its own settings, not the service's secrets.
+  it('hands an interpreter its SSO_INTERPRETER_* variables without the prefix, and nothing else', () => {
+    const config = loadConfig({
+      SSO_INTERPRETER_ACME_CLAIMS_NAMESPACE: 'https://acme.example/v2',
+      SSO_INTERPRETER_: 'nameless',
+      DATABASE_URL: 'postgres://secret@db/gatehouse',
+      OIDC_CLIENT_SECRET: 'sup3r-s3cret',
+      HOME: '/root',
+    });
+    expect(config.interpreterSettings).toEqual({ ACME_CLAIMS_NAMESPACE: 'https://acme.example/v2' });
   });
 });

@@ -11,7 +11,8 @@ import type { GatehouseState } from './state.js';
 export interface HttpAppOptions {
   logger: Logger;
   trustedOrigins: readonly string[];
-  trustProxy: boolean;
+  /** Proxies in front whose `X-Forwarded-*` headers are believed (0: none, the socket's address). */
+  trustedProxyHops: number;
   routers: Router<GatehouseState>[];
   /** Told of each request whose client went away mid-request (a metric counts them). */
   onClientAbort?: () => void;
@@ -19,8 +20,11 @@ export interface HttpAppOptions {
 
 /** The Koa application: cross-cutting middleware, then each router. */
 export function createHttpApp(options: HttpAppOptions): Koa<GatehouseState> {
-  // Behind a proxy, trust only the address the nearest proxy appended (a client can forge the rest).
-  const app = new Koa<GatehouseState>({ proxy: options.trustProxy, maxIpsCount: 1 });
+  // Behind N proxies, the client address is the Nth `X-Forwarded-For` entry from the right (Koa
+  // keeps the last N, and `ctx.ip` is the first of those): each proxy appended the address it
+  // saw, and whatever stands further left was sent by the client, so it proves nothing.
+  const hops = options.trustedProxyHops;
+  const app = new Koa<GatehouseState>({ proxy: hops > 0, maxIpsCount: Math.max(hops, 1) });
   // Errors are answered by errorHandler; this only silences Koa's default stderr printing.
   app.silent = true;
   app.use(errorHandler(options.logger, options.onClientAbort));

@@ -54,3 +54,22 @@ export function sessionCookie(settings: CookieSettings, token: string, maxAgeS: 
 export function clearedSessionCookie(settings: CookieSettings): string {
   return `${settings.name}=; ${attributes(settings, 0)}`;
 }
+
+/** The device proof's cookie: the session cookie's name with `_device` (issue 11, finding 4). */
+export function deviceCookieName(settings: CookieSettings): string {
+  return `${settings.name}_device`;
+}
+
+/**
+ * The device proof (`DeviceProofs`): sent only to the login endpoint (its `Path`), never readable
+ * by scripts, Strict so no other site's form carries it. It outlives sessions and logouts: it
+ * says the browser logged in as this user, not that it still is.
+ */
+export function deviceCookie(settings: CookieSettings, proof: string, maxAgeS: number): string {
+  const parts = [`${deviceCookieName(settings)}=${proof}`, 'Path=/api/v1/login/', `Max-Age=${maxAgeS}`];
+  if (settings.domain) parts.push(`Domain=${settings.domain}`);
+  parts.push('HttpOnly');
+  if (settings.secure) parts.push('Secure');
+  parts.push('SameSite=Strict');
+  return parts.join('; ');
+}

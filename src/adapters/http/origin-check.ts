@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { DomainError } from '../../domain/shared/domain-error.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -11,19 +11,25 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function originCheck(trustedOrigins: readonly string[]): Middleware {
   const trusted = new Set(trustedOrigins);
   return async (ctx, next) => {
-    if (!SAFE_METHODS.has(ctx.method)) {
-      const origin = ctx.get('Origin');
-      const fetchSite = ctx.get('Sec-Fetch-Site').toLowerCase();
-      // Not `ctx.origin`: since Koa 3 that is the request's own Origin header, which always matched.
-      const ownOrigin = `${ctx.protocol}://${ctx.host}`;
-      const originTrusted = origin !== '' && (origin === ownOrigin || trusted.has(origin));
-      if (origin !== '' && !originTrusted) {
-        throw new DomainError('ORIGIN_REJECTED', 'Requests from this origin are not accepted.');
-      }
-      if (fetchSite === 'cross-site' && !originTrusted) {
-        throw new DomainError('ORIGIN_REJECTED', 'Cross-site requests are not accepted.');
-      }
-    }
+    const refusal = originRefusal(ctx, trusted);
+    if (refusal) throw refusal;
     await next();
   };
+}
+
+/** Why this request must be refused as cross-site, or null (safe methods always pass). */
+export function originRefusal(ctx: Context, trusted: ReadonlySet<string>): DomainError | null {
+  if (SAFE_METHODS.has(ctx.method)) return null;
+  const origin = ctx.get('Origin');
+  const fetchSite = ctx.get('Sec-Fetch-Site').toLowerCase();
+  // Not `ctx.origin`: since Koa 3 that is the request's own Origin header, which always matched.
+  const ownOrigin = `${ctx.protocol}://${ctx.host}`;
+  const originTrusted = origin !== '' && (origin === ownOrigin || trusted.has(origin));
+  if (origin !== '' && !originTrusted) {
+    return new DomainError('ORIGIN_REJECTED', 'Requests from this origin are not accepted.');
+  }
+  if (fetchSite === 'cross-site' && !originTrusted) {
+    return new DomainError('ORIGIN_REJECTED', 'Cross-site requests are not accepted.');
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
 import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
 import { readCookies } from './cookies.js';
@@ -35,18 +35,25 @@ export function sessionGuard(
         );
       }
     } catch (error) {
-      // In Gatehouse's own app the error handler (which set the request id) answers and logs.
-      // Mounted in a product team's app, the guard answers the problem itself, not a bare 500.
-      if (ctx.state.requestId !== undefined || !isDomainError(error)) throw error;
-      const requestId = randomUUID();
-      ctx.set('X-Request-Id', requestId);
-      if (error.retryAfterS !== undefined) ctx.set('Retry-After', String(error.retryAfterS));
-      ctx.status = STATUS_BY_CODE[error.code];
-      ctx.body = problemBody(error.code, error.message, requestId, error.errors);
-      ctx.type = 'application/problem+json';
-      return;
+      if (answeredAsProblem(ctx, error)) return;
+      throw error;
     }
     ctx.state.gatehouse = authenticated;
     await next();
   };
+}
+
+/**
+ * In Gatehouse's own app the error handler (which set the request id) answers and logs: false.
+ * Mounted in a product team's app, a guard answers the problem itself, not a bare 500: true.
+ */
+export function answeredAsProblem(ctx: ParameterizedContext<GatehouseState>, error: unknown): boolean {
+  if (ctx.state.requestId !== undefined || !isDomainError(error)) return false;
+  const requestId = randomUUID();
+  ctx.set('X-Request-Id', requestId);
+  if (error.retryAfterS !== undefined) ctx.set('Retry-After', String(error.retryAfterS));
+  ctx.status = STATUS_BY_CODE[error.code];
+  ctx.body = problemBody(error.code, error.message, requestId, error.errors);
+  ctx.type = 'application/problem+json';
+  return true;
 }

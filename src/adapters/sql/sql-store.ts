@@ -3,6 +3,7 @@ import { type Migration, migrationsApplied } from './migrator.js';
 import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import { SqlSeenLogoutTokens } from './sql-seen-logout-tokens.js';
+import { SqlServiceSecrets } from './sql-service-secrets.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
@@ -15,6 +16,7 @@ function repositoriesOn(sql: SqlExecutor, options: { batchLookups: boolean }): R
     directory: new SqlDirectoryRepository(sql),
     audit: new SqlAuditLog(sql),
     logoutTokens: new SqlSeenLogoutTokens(sql),
+    secrets: new SqlServiceSecrets(sql),
   };
 }
 
@@ -26,6 +28,7 @@ export class SqlStore implements Store {
   readonly directory;
   readonly audit;
   readonly logoutTokens;
+  readonly secrets;
 
   constructor(
     readonly client: SqlClient,
@@ -38,6 +41,7 @@ export class SqlStore implements Store {
     this.directory = repositories.directory;
     this.audit = repositories.audit;
     this.logoutTokens = repositories.logoutTokens;
+    this.secrets = repositories.secrets;
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {

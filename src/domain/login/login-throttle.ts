@@ -10,6 +10,7 @@ export interface ThrottleSettings {
 
 /** The keys one attempt counts against. */
 export interface ThrottleKeys {
+  /** The account's budget, or a recognised device's own budget for that account. */
   user: string;
   address: string | null;
 }
@@ -47,9 +48,16 @@ export class LoginThrottle {
     private readonly settings: ThrottleSettings,
   ) {}
 
-  static keys(username: string, clientAddress: string | null): ThrottleKeys {
+  /**
+   * The budgets of an attempt. With a recognised device (a browser that logged in as this user
+   * before and carries its proof: `DeviceProofs`), the attempt counts against that device's own
+   * budget instead of the account's, so guesses from elsewhere that blocked the account do not
+   * lock the real user out, and a stolen proof buys no more than one device's budget (issue 11,
+   * finding 4). Its success forgives that device only: the account's block stays for the others.
+   */
+  static keys(username: string, clientAddress: string | null, deviceId: string | null = null): ThrottleKeys {
     return {
-      user: `user:${canonicalUsername(username)}`,
+      user: deviceId ? `device:${deviceId}` : `user:${canonicalUsername(username)}`,
       address: clientAddress ? `addr:${clientAddress}` : null,
     };
   }

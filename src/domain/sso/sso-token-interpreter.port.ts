@@ -33,8 +33,14 @@ export interface SsoTokenInterpreter {
 export interface SsoInterpreterSettings {
   usernameClaim: string;
   groupClaim: string;
-  /** Raw environment, so a customer package can read its own variables. */
+  /**
+   * The package's own settings: each `SSO_INTERPRETER_<NAME>` variable of the service, as
+   * `<NAME>` (`SSO_INTERPRETER_ACME_CLAIMS_NAMESPACE` is `env.ACME_CLAIMS_NAMESPACE`). Nothing else
+   * of the service's environment reaches a package.
+   */
   env: Readonly<Record<string, string | undefined>>;
+  /** The time-out the service gives each call to the provider (OIDC_TIMEOUT_MS), for the package's own calls. */
+  timeoutMs: number;
 }
 
 /** What a per-customer package exports (as `default` or `createInterpreter`). */

@@ -5,7 +5,14 @@ import type { Logout } from '../../../application/logout.js';
 import type { PasswordLogin } from '../../../application/password-login.js';
 import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
 import { clientInfo } from '../client-info.js';
-import { type CookieSettings, clearedSessionCookie, readCookies, sessionCookie } from '../cookies.js';
+import {
+  type CookieSettings,
+  clearedSessionCookie,
+  deviceCookie,
+  deviceCookieName,
+  readCookies,
+  sessionCookie,
+} from '../cookies.js';
 import { readJsonBody } from '../json-body.js';
 import {
   emptyRequestSchema,
@@ -37,9 +44,11 @@ export function sessionRoutes(deps: SessionRouteDeps): Router<GatehouseState> {
       username: body.username,
       password: body.password,
       presentedTokens: readCookies(ctx.get('Cookie'), cookieName),
+      deviceProofs: readCookies(ctx.get('Cookie'), deviceCookieName(deps.cookie)),
       client: clientInfo(ctx),
     });
     ctx.append('Set-Cookie', sessionCookie(deps.cookie, result.token, result.lifetimeS));
+    ctx.append('Set-Cookie', deviceCookie(deps.cookie, result.device.proof, result.device.lifetimeS));
     ctx.body = loginResponseSchema.parse({ ids: result.ids, profile: result.profile });
   });
 
