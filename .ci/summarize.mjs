@@ -29,7 +29,8 @@ failed += brokenFiles.length;
 for (const file of brokenFiles) console.log(`failed to run: ${file.name}: ${String(file.message).slice(0, 300)}`);
 
 const postgresPassed = tests.filter((test) => test.status === 'passed' && test.fullName.includes('[postgres]')).length;
-console.log(`PostgreSQL suite: ${postgresPassed} passed; skipped in all: ${skipped}`);
+const redisPassed = tests.filter((test) => test.status === 'passed' && test.fullName.includes('[redis]')).length;
+console.log(`PostgreSQL suite: ${postgresPassed} passed; Redis suite: ${redisPassed} passed; skipped in all: ${skipped}`);
 if (skipped > 0) {
   // CI runs every suite: a skipped test here means a missing service or a forgotten `.skip`.
   for (const test of tests.filter((t) => t.status === 'skipped' || t.status === 'pending').slice(0, 20)) {
@@ -39,6 +40,10 @@ if (skipped > 0) {
 }
 if (postgresPassed === 0) {
   console.log('The PostgreSQL suite did not run (is TEST_DATABASE_URL set?).');
+  failed += 1;
+}
+if (redisPassed === 0 && tests.length > 100) {
+  console.log('The Redis suite did not run (is redis-server installed?).');
   failed += 1;
 }
 console.log(`${passed} passed, ${failed} failed`);

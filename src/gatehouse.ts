@@ -1,7 +1,7 @@
 import type { Container } from 'inversify';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
-import { sessionGuard } from './adapters/http/session-guard.js';
+import { embeddedSessionGuard } from './adapters/http/embedded-session-guard.js';
 import type { GatehouseState } from './adapters/http/state.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { GatehouseMetrics } from './adapters/metrics/gatehouse-metrics.js';
@@ -14,13 +14,15 @@ import type { Purger } from './application/purger.js';
 import type { SessionAuthenticator } from './application/session-authenticator.js';
 import { warnAboutConfiguration } from './composition/configuration-warnings.js';
 import { buildContainer } from './composition/container.js';
-import { openSqlClient, openStore } from './composition/open-store.js';
+import { openServiceStore } from './composition/open-service-store.js';
+import { openSqlClient } from './composition/open-store.js';
 import { createSsoParts } from './composition/sso-parts.js';
 import { TOKENS } from './composition/tokens.js';
 import type { Config } from './config/config.js';
 import type { PasswordHasher } from './domain/password/password-hasher.port.js';
 import type { Clock } from './domain/shared/clock.port.js';
 import type { Random } from './domain/shared/random.port.js';
+import type { Store } from './domain/store.port.js';
 
 export interface GatehouseOptions {
   config: Config;
@@ -37,7 +39,10 @@ export interface GatehouseOptions {
 
 export interface Gatehouse {
   app: Koa<GatehouseState>;
-  store: SqlStore;
+  /** The store the service uses: the database, or (SESSION_STORE=redis) the database with sessions in Redis. */
+  store: Store;
+  /** The database: users, directory, audit (and sessions with SESSION_STORE=sql). */
+  database: SqlStore;
   container: Container;
   config: Config;
   logger: Logger;
@@ -74,7 +79,7 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
   });
   const sqlClient = options.sqlClient ?? (await openSqlClient(options.config, logger));
   if (sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
-  const { store } = await openStore(options.config, logger, {
+  const { store, database } = await openServiceStore(options.config, logger, {
     client: metrics.observeSqlClient(sqlClient),
   });
   const container = buildContainer({
@@ -97,13 +102,16 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     metrics,
     metricsApp: options.config.metrics.port === null ? null : createMetricsApp(metrics, logger),
     store,
+    database,
     container,
     config: options.config,
     logger,
     authenticator,
     requireSession: (guardOptions = {}) =>
-      sessionGuard(authenticator, {
+      // A product route has no originCheck in front of it: the guard checks unsafe methods' Origin.
+      embeddedSessionGuard(authenticator, {
         cookieName: options.config.cookie.name,
+        trustedOrigins: options.config.trustedOrigins,
         allowExpiredCredentials: guardOptions.allowExpiredCredentials ?? false,
       }),
     purger,

@@ -4,7 +4,7 @@ import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { bootstrapAdmin } from './application/bootstrap-admin.js';
 import { announceBootstrapPassword } from './composition/announce-bootstrap-password.js';
 import { TOKENS } from './composition/tokens.js';
-import { type Config, ConfigError, loadConfig } from './config/config.js';
+import { type Config, ConfigError, loadConfig, sessionStoreName } from './config/config.js';
 import { createGatehouse, type Gatehouse } from './gatehouse.js';
 
 /** With BOOTSTRAP_ADMIN, creates the administrator on an empty database and prints its password once. */
@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     {
       url: running.url,
       store: config.database.kind,
+      session_store: sessionStoreName(config),
       sso: config.oidc ? 'on' : 'off',
       // libuv's pool, on which the password hashes run (set by start.cts unless given).
       hashing_threads: Number(process.env.UV_THREADPOOL_SIZE ?? 4),

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { hash, verify } from '@node-rs/argon2';
 import pg from 'pg';
 import { PgSqlClient } from '../../src/adapters/sql/pg-sql-client.js';
-import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
+import { SqlSessionLookup } from '../../src/adapters/sql/sql-session-lookup.js';
 import { type LoadRequest, type LoadResult, runLoad } from './load.js';
 import { ResourceSampler, type ResourceUse } from './proc.js';
 import { type LatencySummary, round, Samples } from './stats.js';
@@ -184,9 +184,11 @@ export async function storeLookupCeiling(options: {
     statementTimeoutMs: 10_000,
   });
   try {
-    const sessions = new SqlSessionRepository(client, { batchLookups: true });
+    const sessions = new SqlSessionLookup(client);
     const result = await hammer(options.durationS, options.concurrency, async (index) => {
-      const found = await sessions.findByTokenHash(options.tokenHashes[index % options.tokenHashes.length]!);
+      const found = await sessions.findSessionWithUser(
+        options.tokenHashes[index % options.tokenHashes.length]!,
+      );
       if (!found) throw new Error('seeded session not found');
     });
     return { pool_size: options.poolSize, concurrency: options.concurrency, ...result };

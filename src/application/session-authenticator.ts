@@ -106,7 +106,7 @@ export class SessionAuthenticator {
   /** One presented token: a live session, or why not (a disabled user's or timed-out one ends here). */
   private async inspect(token: string): Promise<Live | { invalid: true } | { expired: true }> {
     const tokenHash = hashSessionToken(token);
-    const found = await this.store.sessions.findByTokenHash(tokenHash);
+    const found = await this.store.findSessionWithUser(tokenHash);
     if (!found) return { invalid: true };
     if (found.user.disabled) {
       // Disabling the account ended its sessions already (audited then); this one raced it.

@@ -6,7 +6,7 @@ import { translateStoreError } from '../adapters/sql/store-errors.js';
 import { AdminDirectory } from '../application/admin/admin-directory.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
 import { type ImportRecord, ImportUsers } from '../application/admin/import-users.js';
-import { openStore } from '../composition/open-store.js';
+import { openServiceStore } from '../composition/open-service-store.js';
 import { passwordPolicyFor } from '../composition/password-policy-for.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { systemClock } from '../domain/shared/clock.port.js';
@@ -474,7 +474,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
     const hasher = new Argon2PasswordHasher(config.password.argon2);
     const policy = passwordPolicyFor(config);
-    const { store, applied } = await openStore(config);
+    const { store, applied } = await openServiceStore(config);
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);

@@ -20,7 +20,7 @@ import type { SessionAuthenticator } from '../application/session-authenticator.
 import type { SessionManagement } from '../application/session-management.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
-import type { Config } from '../config/config.js';
+import { type Config, sessionStoreName } from '../config/config.js';
 import { projectRoot } from '../config/project-root.js';
 import type { Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
@@ -63,7 +63,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
           trustedProxyHops: config.http.trustedProxyHops,
           ...(metrics ? { onClientAbort: metrics.clientAborted } : {}),
           routers: [
-            healthRoutes(store),
+            healthRoutes(store, sessionStoreName(config)),
             sessionRoutes({
               passwordLogin,
               logout,

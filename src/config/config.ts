@@ -53,6 +53,29 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).optional(),
   DATABASE_QUEUE_TIMEOUT_MS: int(1, 60_000).default(2000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
+  SESSION_STORE: z.enum(['sql', 'redis'], { message: 'must be sql or redis' }).default('sql'),
+  REDIS_URL: z
+    .string()
+    .refine(
+      (value) => /^rediss?:\/\/[^\s]+$/.test(value) && URL.canParse(value),
+      'must be a redis:// or rediss:// URL',
+    )
+    .optional(),
+  REDIS_CLUSTER_NODES: commaList
+    .pipe(
+      z.array(
+        z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'each node must be host:port'),
+      ),
+    )
+    .optional(),
+  REDIS_CLUSTER_USERNAME: z.string().min(1).optional(),
+  REDIS_CLUSTER_PASSWORD: z.string().min(1).optional(),
+  REDIS_CLUSTER_TLS: bool.default(false),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[^\s{}]{0,64}$/, 'must be up to 64 characters without spaces or braces')
+    .default('gatehouse:'),
+  REDIS_COMMAND_TIMEOUT_MS: int(50, 60_000).default(2000),
   PROVIDE_BACKEND_INFO: bool.default(false),
   SESSION_IDLE_TIMEOUT_S: int(60, 31_536_000).default(1800),
   SESSIONS_PER_USER_MAX: int(1, 100_000).default(100),
@@ -136,6 +159,17 @@ export interface Config {
    * an explicit switch), or nowhere (the default: metrics reveal traffic and failure patterns).
    */
   metrics: { port: number | null; host: string; onMainPort: boolean };
+  /** Where sessions and login throttling live (SESSION_STORE); users, directory and audit stay in the database. */
+  sessionStore:
+    | { kind: 'sql' }
+    | {
+        kind: 'redis';
+        url: string | undefined;
+        clusterNodes: string[] | undefined;
+        clusterAuth: { username?: string; password?: string; tls: boolean };
+        keyPrefix: string;
+        commandTimeoutMs: number;
+      };
   database:
     | { kind: 'postgres'; url: string; poolSize: number; queueTimeoutMs: number; statementTimeoutMs: number }
     | { kind: 'pglite'; dataDir: string };
@@ -301,6 +335,18 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES && env.REDIS_CLUSTER_NODES.length > 0) {
+    problems.push(
+      'REDIS_CLUSTER_NODES: set either REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both',
+    );
+  } else if (env.SESSION_STORE === 'redis' && !env.REDIS_URL && !(env.REDIS_CLUSTER_NODES?.length ?? 0)) {
+    problems.push('SESSION_STORE: redis needs REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster)');
+  }
+  if (env.SESSION_STORE === 'sql' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
+    problems.push(
+      'SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is sql; set SESSION_STORE=redis to use it',
+    );
+  }
   if (env.WORKERS > 1 && !env.DATABASE_URL) {
     problems.push('WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process only)');
   }
@@ -316,6 +362,24 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
+    sessionStore:
+      env.SESSION_STORE === 'redis'
+        ? {
+            kind: 'redis',
+            url: env.REDIS_URL,
+            clusterNodes:
+              env.REDIS_CLUSTER_NODES && env.REDIS_CLUSTER_NODES.length > 0
+                ? env.REDIS_CLUSTER_NODES
+                : undefined,
+            clusterAuth: {
+              ...(env.REDIS_CLUSTER_USERNAME ? { username: env.REDIS_CLUSTER_USERNAME } : {}),
+              ...(env.REDIS_CLUSTER_PASSWORD ? { password: env.REDIS_CLUSTER_PASSWORD } : {}),
+              tls: env.REDIS_CLUSTER_TLS,
+            },
+            keyPrefix: env.REDIS_KEY_PREFIX,
+            commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
+          }
+        : { kind: 'sql' },
     database: env.DATABASE_URL
       ? {
           kind: 'postgres',
@@ -382,4 +446,10 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     interpreterSettings: interpreterSettingsOf(environment),
   };
   return deepFreeze(config);
+}
+
+/** The session store in use, as the start-up log line and /readyz name it. */
+export function sessionStoreName(config: Pick<Config, 'sessionStore'>): 'sql' | 'redis' | 'redis-cluster' {
+  if (config.sessionStore.kind === 'sql') return 'sql';
+  return config.sessionStore.clusterNodes ? 'redis-cluster' : 'redis';
 }

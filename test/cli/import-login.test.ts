@@ -7,7 +7,7 @@ import { AdminUsers } from '../../src/application/admin/admin-users.js';
 import { ImportUsers } from '../../src/application/admin/import-users.js';
 import { parseImportFile } from '../../src/cli/import-file.js';
 import { PasswordPolicy } from '../../src/domain/password/password-policy.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 /**
@@ -21,7 +21,7 @@ function django(password: string): string {
   return `pbkdf2_sha256$1000$${salt}$${pbkdf2Sync(password, salt, 1000, 32, 'sha256').toString('base64')}`;
 }
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`import, then log in through HTTP [${store}]`, () => {
     let server: TestServer;
 

@@ -45,7 +45,7 @@ for (const store of STORES) {
     afterAll(() => server?.close());
 
     const sql = <Row>(text: string, params: unknown[] = []) =>
-      server.gatehouse.store.client.query<Row>(text, params);
+      server.gatehouse.database.client.query<Row>(text, params);
 
     async function freshUser(password = PASSWORD): Promise<{ username: string; userId: string }> {
       seq += 1;
@@ -253,7 +253,7 @@ for (const store of STORES) {
           expect(response.body.code).toBe('TOO_MANY_ATTEMPTS');
           expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
         }
-        const { rows } = await server.gatehouse.store.client.query<{ failures: number }>(
+        const { rows } = await server.gatehouse.database.client.query<{ failures: number }>(
           `SELECT failures FROM login_throttle WHERE key = 'user:target'`,
         );
         expect(rows[0]!.failures).toBe(failed);

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionRecord, SsoSessionData, StoredSession } from '../../src/domain/session/session.js';
+import type { SessionLookup } from '../../src/domain/session/session-lookup.port.js';
 import type { SessionRepository } from '../../src/domain/session/session-repository.port.js';
 import type { User } from '../../src/domain/user/user.js';
 import type { DirectoryRepository, UserRepository } from '../../src/domain/user/user-repository.port.js';
 import { at, newUser, T0 } from './user-repository.contract.js';
 
-export interface SessionStore {
+export interface SessionStore extends SessionLookup {
   sessions: SessionRepository;
   users: UserRepository;
   directory: DirectoryRepository;
@@ -75,14 +76,16 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       await store.close();
     });
 
-    it('creates a session and finds it by token hash, joined with its user and backend', async () => {
+    it('creates a session and finds it by token hash, alone or with its user and backend', async () => {
       const session = newSession(alice.userId);
       await sessions.create(session);
-      const found = await sessions.findByTokenHash(session.tokenHash);
+      expect(await sessions.findByTokenHash(session.tokenHash)).toEqual(session);
+      expect(await sessions.findByTokenHash(hex(32))).toBeNull();
+      const found = await store.findSessionWithUser(session.tokenHash);
       expect(found).toEqual({ session, user: alice });
       expect(found?.user.backend).toEqual({ name: 'backend-1', externalName: 'https://app.example' });
       expect(found?.session.sso).toBeNull();
-      expect(await sessions.findByTokenHash(hex(32))).toBeNull();
+      expect(await store.findSessionWithUser(hex(32))).toBeNull();
     });
 
     it('answers many concurrent lookups each with its own session (known, unknown, repeated)', async () => {
@@ -90,7 +93,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       for (const session of created) await sessions.create(session);
       const unknown = hex(32);
       const asked = [...created, ...created].map((session) => session.tokenHash).concat(unknown);
-      const found = await Promise.all(asked.map((tokenHash) => sessions.findByTokenHash(tokenHash)));
+      const found = await Promise.all(asked.map((tokenHash) => store.findSessionWithUser(tokenHash)));
       expect(found.map((item) => item?.session.tokenHash ?? null)).toEqual(
         asked.map((tokenHash) => (tokenHash === unknown ? null : tokenHash)),
       );
@@ -104,11 +107,11 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       const staying = newSession(alice.userId);
       await sessions.create(ending);
       await sessions.create(staying);
-      expect(await sessions.findByTokenHash(ending.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(ending.tokenHash)).not.toBeNull();
       await sessions.deleteByTokenHash(ending.tokenHash);
       const [ended, kept] = await Promise.all([
-        sessions.findByTokenHash(ending.tokenHash),
-        sessions.findByTokenHash(staying.tokenHash),
+        store.findSessionWithUser(ending.tokenHash),
+        store.findSessionWithUser(staying.tokenHash),
       ]);
       expect(ended).toBeNull();
       expect(kept?.session).toEqual(staying);
@@ -117,7 +120,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
     it('stores null client details', async () => {
       const session = newSession(bob.userId, { clientAddress: null, userAgent: null });
       await sessions.create(session);
-      expect((await sessions.findByTokenHash(session.tokenHash))?.session).toEqual(session);
+      expect((await store.findSessionWithUser(session.tokenHash))?.session).toEqual(session);
     });
 
     it('round-trips the SSO fields', async () => {
@@ -128,8 +131,8 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       });
       await sessions.create(full);
       await sessions.create(minimal);
-      expect((await sessions.findByTokenHash(full.tokenHash))?.session).toEqual(withoutProviderTokens(full));
-      expect((await sessions.findByTokenHash(minimal.tokenHash))?.session).toEqual(
+      expect((await store.findSessionWithUser(full.tokenHash))?.session).toEqual(withoutProviderTokens(full));
+      expect((await store.findSessionWithUser(minimal.tokenHash))?.session).toEqual(
         withoutProviderTokens(minimal),
       );
       expect(await sessions.deleteByTokenHash(full.tokenHash)).toEqual(full);
@@ -143,7 +146,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
         sso: ssoData({ idToken: big, accessTokenSealed: big, refreshTokenSealed: big }),
       });
       await sessions.create(session);
-      const found = (await sessions.findByTokenHash(session.tokenHash))!.session;
+      const found = (await store.findSessionWithUser(session.tokenHash))!.session;
       expect(JSON.stringify(found).length).toBeLessThan(2000);
       const [listed] = await sessions.listForUser(alice.userId, { limit: 10 });
       expect(JSON.stringify(listed).length).toBeLessThan(2000);
@@ -154,7 +157,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       const session = newSession(alice.userId);
       await sessions.create(session);
       await store.users.setDisabled(alice.userId, true);
-      const found = await sessions.findByTokenHash(session.tokenHash);
+      const found = await store.findSessionWithUser(session.tokenHash);
       expect(found?.user.disabled).toBe(true);
       expect(found?.user.userId).toBe(alice.userId);
     });
@@ -163,13 +166,13 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       const session = newSession(alice.userId);
       await sessions.create(session);
       await sessions.touch(session.tokenHash, at(300));
-      expect((await sessions.findByTokenHash(session.tokenHash))?.session.lastSeenAt).toEqual(at(300));
+      expect((await store.findSessionWithUser(session.tokenHash))?.session.lastSeenAt).toEqual(at(300));
       await sessions.touch(session.tokenHash, at(120));
-      expect((await sessions.findByTokenHash(session.tokenHash))?.session.lastSeenAt).toEqual(at(300));
+      expect((await store.findSessionWithUser(session.tokenHash))?.session.lastSeenAt).toEqual(at(300));
       await sessions.touch(session.tokenHash, at(300));
-      expect((await sessions.findByTokenHash(session.tokenHash))?.session.lastSeenAt).toEqual(at(300));
+      expect((await store.findSessionWithUser(session.tokenHash))?.session.lastSeenAt).toEqual(at(300));
       await sessions.touch(session.tokenHash, at(301));
-      const after = (await sessions.findByTokenHash(session.tokenHash))?.session;
+      const after = (await store.findSessionWithUser(session.tokenHash))?.session;
       expect(after?.lastSeenAt).toEqual(at(301));
       expect(after?.expiresAt).toEqual(session.expiresAt);
       await expect(sessions.touch(hex(32), at(400))).resolves.toBeUndefined();
@@ -182,8 +185,8 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       await sessions.create(other);
       expect(await sessions.deleteByTokenHash(session.tokenHash)).toEqual(session);
       expect(await sessions.deleteByTokenHash(session.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(session.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(other.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(session.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(other.tokenHash)).not.toBeNull();
     });
 
     it('deletes all sessions of a user, optionally except one, leaving other users alone', async () => {
@@ -194,15 +197,15 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       for (const session of [a1, a2, a3, b1]) await sessions.create(session);
 
       expect(await sessions.deleteAllForUser(alice.userId, a2.tokenHash)).toBe(2);
-      expect(await sessions.findByTokenHash(a1.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(a3.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(a2.tokenHash)).not.toBeNull();
-      expect(await sessions.findByTokenHash(b1.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(a1.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(a3.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(a2.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(b1.tokenHash)).not.toBeNull();
 
       expect(await sessions.deleteAllForUser(alice.userId)).toBe(1);
-      expect(await sessions.findByTokenHash(a2.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(a2.tokenHash)).toBeNull();
       expect(await sessions.deleteAllForUser(alice.userId)).toBe(0);
-      expect(await sessions.findByTokenHash(b1.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(b1.tokenHash)).not.toBeNull();
     });
 
     it('deletes every session of every user at once, returning how many', async () => {
@@ -214,7 +217,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       for (const session of all) await sessions.create(session);
 
       expect(await sessions.deleteAll()).toBe(3);
-      for (const session of all) expect(await sessions.findByTokenHash(session.tokenHash)).toBeNull();
+      for (const session of all) expect(await store.findSessionWithUser(session.tokenHash)).toBeNull();
       expect(await sessions.listForUser(alice.userId, { limit: 1000 })).toEqual([]);
       expect(await sessions.listForUser(bob.userId, { limit: 1000 })).toEqual([]);
       expect(await sessions.deleteAll()).toBe(0);
@@ -223,7 +226,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await store.users.findByUserId(bob.userId)).not.toBeNull();
       const after = newSession(bob.userId);
       await sessions.create(after);
-      expect((await sessions.findByTokenHash(after.tokenHash))?.session).toEqual(after);
+      expect((await store.findSessionWithUser(after.tokenHash))?.session).toEqual(after);
     });
 
     it('back-channel logout by sid ends only that issuer’s sessions with that sid', async () => {
@@ -244,10 +247,10 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
         await sessions.create(session);
 
       expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toHaveLength(1);
-      expect(await sessions.findByTokenHash(target.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(sameSidOtherIssuer.tokenHash)).not.toBeNull();
-      expect(await sessions.findByTokenHash(sameSubjectOtherSid.tokenHash)).not.toBeNull();
-      expect(await sessions.findByTokenHash(password.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(target.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(sameSidOtherIssuer.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(sameSubjectOtherSid.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(password.tokenHash)).not.toBeNull();
       expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toEqual([]);
     });
 
@@ -265,13 +268,13 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       for (const session of [s1, s2, otherSubject, otherIssuer]) await sessions.create(session);
 
       expect(await sessions.deleteBySso('https://idp.example', { subject: 'sub-a' })).toHaveLength(2);
-      expect(await sessions.findByTokenHash(s1.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(s2.tokenHash)).toBeNull();
-      expect(await sessions.findByTokenHash(otherSubject.tokenHash)).not.toBeNull();
-      expect(await sessions.findByTokenHash(otherIssuer.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(s1.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(s2.tokenHash)).toBeNull();
+      expect(await store.findSessionWithUser(otherSubject.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(otherIssuer.tokenHash)).not.toBeNull();
       expect(await sessions.deleteBySso('https://idp.example', {})).toEqual([]);
       expect(await sessions.deleteBySso('https://unknown.example', { subject: 'sub-b' })).toEqual([]);
-      expect(await sessions.findByTokenHash(otherSubject.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(otherSubject.tokenHash)).not.toBeNull();
     });
 
     it('back-channel logout can return the sessions it ended (for the audit trail)', async () => {
@@ -295,7 +298,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-r' })).toEqual([]);
       expect(await sessions.deleteBySso('https://idp.example', {})).toEqual([]);
       expect(await sessions.deleteBySso('https://other.example', { subject: 'sub-t' })).toEqual([]);
-      expect(await sessions.findByTokenHash(untouched.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(untouched.tokenHash)).not.toBeNull();
     });
 
     it('back-channel logout naming both sid and sub ends only a session matching both (issue 14, finding 8)', async () => {
@@ -314,7 +317,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-b', subject: 'sub-x' })).toEqual(
         [],
       );
-      expect(await sessions.findByTokenHash(sidOnly.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(sidOnly.tokenHash)).not.toBeNull();
       expect(
         (await sessions.deleteBySso('https://idp.example', { sid: 'sid-b', subject: 'sub-b' })).map(
           (s) => s.handle,
@@ -336,7 +339,7 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.listForUser('no-such-user', { limit: 1000 })).toEqual([]);
 
       expect(await sessions.deleteByHandle(alice.userId, bobs.handle)).toBe(false);
-      expect(await sessions.findByTokenHash(bobs.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(bobs.tokenHash)).not.toBeNull();
       expect(await sessions.deleteByHandle(alice.userId, older.handle)).toBe(true);
       expect(await sessions.deleteByHandle(alice.userId, older.handle)).toBe(false);
       expect(await sessions.listForUser(alice.userId, { limit: 1000 })).toEqual([
@@ -382,10 +385,10 @@ export function sessionRepositoryContract(open: () => Promise<SessionStore>): vo
       expect(await sessions.purgeExpired(now, idleTimeoutS, 3)).toBe(1);
       expect(await sessions.purgeExpired(now, idleTimeoutS, 3)).toBe(0);
       for (const gone of [expired, expiredExactly, idle, idleExactly]) {
-        expect(await sessions.findByTokenHash(gone.tokenHash)).toBeNull();
+        expect(await store.findSessionWithUser(gone.tokenHash)).toBeNull();
       }
-      expect(await sessions.findByTokenHash(alive.tokenHash)).not.toBeNull();
-      expect(await sessions.findByTokenHash(almostIdle.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(alive.tokenHash)).not.toBeNull();
+      expect(await store.findSessionWithUser(almostIdle.tokenHash)).not.toBeNull();
     });
   });
 }

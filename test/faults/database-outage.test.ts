@@ -80,7 +80,7 @@ describe.skipIf(!pgEnabled)('database outage under a running service [postgres]'
     for (const [name, { value, ms }] of Object.entries(answers)) {
       if (name === 'readyz') {
         expect(value.status).toBe(503);
-        expect(value.body).toEqual({ status: 'unavailable' });
+        expect(value.body).toEqual({ status: 'unavailable', session_store: 'sql' });
       } else if (name === 'logout') {
         // Without a cookie, logout needs no store.
         expect(value.status).toBe(200);

@@ -131,14 +131,14 @@ for (const store of STORES) {
       ]);
 
       // The unknown username is not recorded: it may be a password.
-      const { rows } = await server.gatehouse.store.client.query<{ user_id: null; username: null }>(
+      const { rows } = await server.gatehouse.database.client.query<{ user_id: null; username: null }>(
         `SELECT user_id, username FROM audit_events WHERE reason = 'unknown_user'`,
       );
       expect(rows).toEqual([{ user_id: null, username: null }]);
     });
 
     it('no secret reaches any column: passwords, cookie values, their hashes', async () => {
-      const { rows } = await server.gatehouse.store.client.query<{ row: string }>(
+      const { rows } = await server.gatehouse.database.client.query<{ row: string }>(
         'SELECT row_to_json(a)::text AS row FROM audit_events a',
       );
       expect(rows.length).toBeGreaterThan(15);
@@ -158,7 +158,7 @@ for (const store of STORES) {
     });
 
     it('an event that cannot be written undoes the change it records (one transaction)', async () => {
-      const { client } = server.gatehouse.store;
+      const { client } = server.gatehouse.database;
       const sessionsBefore = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions'))
         .rows[0]!.n;
       await client.exec(

@@ -4,13 +4,13 @@
  * act as the attacker's account, and a planted junk value locked the victim out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const JUNK = 'A'.repeat(43);
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(
     `several session cookies in one request [${store}]`,
     () => {

@@ -3,7 +3,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import type { GatehouseState } from '../../src/adapters/http/state.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -18,7 +18,7 @@ function expectProblem(response: Response, status: number, code: string): void {
   expect(response.text).not.toMatch(/\n\s+at /);
 }
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`requireSession on a product route [${store}]`, () => {
     let server: TestServer;
     let product: RunningServer;
@@ -114,6 +114,15 @@ for (const store of STORES) {
       const response = await client.post('/api/v1/things/ack', {});
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ username: 'fresh' });
+    });
+
+    // Issue 11, finding 11: a product route has no origin check in front of it; the guard is one.
+    it('refuses a state change from a foreign origin with 403 ORIGIN_REJECTED, never reaching the handler', async () => {
+      const client = await productClient('ann');
+      const before = reached;
+      const response = await client.post('/api/v1/things/ack', {}, { origin: 'https://evil.example' });
+      expectProblem(response, 403, 'ORIGIN_REJECTED');
+      expect(reached).toBe(before);
     });
 
     it('answers 401 after the idle time-out, by the Gatehouse clock', async () => {

@@ -32,7 +32,7 @@ function withCookie(server: TestServer, token: string, cookieName = 'sessionid')
 }
 
 async function lastSeenAt(server: TestServer, token: string): Promise<number> {
-  const { rows } = await server.gatehouse.store.client.query<{ last_seen_at: Date }>(
+  const { rows } = await server.gatehouse.database.client.query<{ last_seen_at: Date }>(
     'SELECT last_seen_at FROM sessions WHERE token_hash = $1',
     [sha256(token)],
   );
@@ -78,7 +78,7 @@ for (const store of STORES) {
     it('keeps only the SHA-256 of the session id in the database', async () => {
       const client = await loggedIn(server, 'ann');
       const token = client.session!;
-      const { rows } = await server.gatehouse.store.client.query<{ token_hash: string; row: string }>(
+      const { rows } = await server.gatehouse.database.client.query<{ token_hash: string; row: string }>(
         'SELECT token_hash, row_to_json(s)::text AS row FROM sessions s',
       );
       expect(rows.length).toBeGreaterThan(0);
@@ -134,7 +134,7 @@ for (const store of STORES) {
       expect(logout.setCookies[0]).toContain('Secure');
       expect(logout.setCookies[0]).toContain('SameSite=Lax');
       expectProblem(await withCookie(server, token), 401, 'NOT_AUTHENTICATED');
-      const { rows } = await server.gatehouse.store.client.query(
+      const { rows } = await server.gatehouse.database.client.query(
         'SELECT 1 FROM sessions WHERE token_hash = $1',
         [sha256(token)],
       );
@@ -174,7 +174,7 @@ for (const store of STORES) {
       server.clock.advanceSeconds(1800);
       expectProblem(await client.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
       // The timed-out session is deleted from the store, not merely skipped.
-      const { rows } = await server.gatehouse.store.client.query(
+      const { rows } = await server.gatehouse.database.client.query(
         'SELECT 1 FROM sessions WHERE token_hash = $1',
         [sha256(client.session!)],
       );

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -72,7 +72,7 @@ function rawRequest(
   });
 }
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`wire conventions [${store}]`, () => {
     let server: TestServer;
     let client: TestClient;
@@ -306,7 +306,7 @@ for (const store of STORES) {
       expect(health.body).toEqual({ status: 'ok' });
       const ready = await client.get('/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.body).toEqual({ status: 'ready' });
+      expect(ready.body).toEqual({ status: 'ready', session_store: store === 'redis' ? 'redis' : 'sql' });
     });
   });
 
@@ -320,7 +320,7 @@ for (const store of STORES) {
       const client = new TestClient(server.url);
       expect((await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD })).status).toBe(200);
       token = client.session!;
-      await server.gatehouse.store.client.close();
+      await server.gatehouse.database.client.close();
     });
     afterAll(() => server?.close());
 

@@ -42,12 +42,12 @@ forEachStore('SQL storage', (open) => {
     await truncateAll(client);
     const statements: (string | undefined)[] = [];
     const observed = observedSqlClient(client, ({ statement }) => statements.push(statement));
-    const { users, sessions } = repositories(observed);
+    const { users, sessions, findSessionWithUser } = repositories(observed);
     const user = await users.create(newUser({ username: 'batched' }), T0);
     const created = Array.from({ length: 20 }, () => newSession(user.userId));
     for (const session of created) await sessions.create(session);
     statements.length = 0;
-    const found = await Promise.all(created.map((session) => sessions.findByTokenHash(session.tokenHash)));
+    const found = await Promise.all(created.map((session) => findSessionWithUser(session.tokenHash)));
     expect(found.map((item) => item?.session.tokenHash)).toEqual(created.map((session) => session.tokenHash));
     expect(statements).toEqual(['session_by_token_hash']);
   });

@@ -98,7 +98,7 @@ for (const store of STORES) {
     }
 
     async function handleOf(token: string): Promise<string> {
-      const { rows } = await server.gatehouse.store.client.query<{ handle: string }>(
+      const { rows } = await server.gatehouse.database.client.query<{ handle: string }>(
         'SELECT handle FROM sessions WHERE token_hash = $1',
         [sha256(token)],
       );

@@ -90,7 +90,7 @@ for (const store of STORES) {
       send(server.url, '/api/v1/session/', { headers: { cookie: `sessionid=${token}` } });
 
     async function handleOf(token: string): Promise<string> {
-      const { rows } = await server.gatehouse.store.client.query<{ handle: string }>(
+      const { rows } = await server.gatehouse.database.client.query<{ handle: string }>(
         'SELECT handle FROM sessions WHERE token_hash = $1',
         [sha256(token)],
       );
@@ -99,7 +99,7 @@ for (const store of STORES) {
     }
 
     async function sessionRows(username: string): Promise<number> {
-      const { rows } = await server.gatehouse.store.client.query<{ n: number }>(
+      const { rows } = await server.gatehouse.database.client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.user_id = s.user_id WHERE lower(u.username) = lower($1)',
         [username],
       );
@@ -220,7 +220,7 @@ for (const store of STORES) {
         expect(Math.abs(bits / 8000 - 0.5), `position ${position}`).toBeLessThan(0.035);
       }
       // Each id is live in the store under its hash, and works as a cookie.
-      const { rows } = await sqlStore.client.query<{ n: number }>(
+      const { rows } = await server.gatehouse.database.client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM sessions WHERE token_hash = ANY($1::text[])',
         [tokens.map(sha256)],
       );
@@ -243,7 +243,7 @@ for (const store of STORES) {
         status: 401,
         code: 'NOT_AUTHENTICATED',
       });
-      const { rows } = await server.gatehouse.store.client.query(
+      const { rows } = await server.gatehouse.database.client.query(
         'SELECT 1 FROM sessions WHERE token_hash = $1',
         [sha256(chosen)],
       );

@@ -111,7 +111,7 @@ for (const store of STORES) {
       );
 
       // The refused stranger: no local account matched, so neither user nor username.
-      const { rows } = await server.gatehouse.store.client.query(
+      const { rows } = await server.gatehouse.database.client.query(
         `SELECT user_id, username, method, reason FROM audit_events WHERE user_id IS NULL`,
       );
       expect(rows).toEqual([{ user_id: null, username: null, method: 'sso', reason: 'unknown_user' }]);
@@ -120,7 +120,7 @@ for (const store of STORES) {
     /** Re-seals the session's provider tokens as if an earlier key had sealed them. */
     async function resealTokens(client: TestClient, sealer: AesTokenSealer): Promise<void> {
       const tokenHash = createHash('sha256').update(client.session!).digest('hex');
-      const { rows } = await server.gatehouse.store.client.query<{
+      const { rows } = await server.gatehouse.database.client.query<{
         issuer: string;
         subject: string;
         sid: string | null;
@@ -129,7 +129,7 @@ for (const store of STORES) {
         [tokenHash],
       );
       const ref = rows[0]!;
-      await server.gatehouse.store.client.query(
+      await server.gatehouse.database.client.query(
         'UPDATE sessions SET sso_access_token = $1, sso_refresh_token = $2 WHERE token_hash = $3',
         [
           sealer.seal('old-access', tokenBinding('access_token', ref)),
@@ -168,7 +168,7 @@ for (const store of STORES) {
 
     it('keeps every provider token and cookie out of the table', async () => {
       const { client } = await login('gina');
-      const { rows } = await server.gatehouse.store.client.query<{ row: string }>(
+      const { rows } = await server.gatehouse.database.client.query<{ row: string }>(
         'SELECT row_to_json(a)::text AS row FROM audit_events a',
       );
       const table = rows.map((r) => r.row).join('\n');

@@ -13,7 +13,7 @@ import { InterpreterLoadError } from '../../src/adapters/openid/interpreter-load
 import { loadConfig } from '../../src/config/config.js';
 import { createGatehouse } from '../../src/gatehouse.js';
 import { ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -30,7 +30,7 @@ const ACME_ACCOUNTS = {
   'u-standard': { preferred_username: 'ann', groups: ['g1'] },
 };
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(
     `SSO login with a customer interpreter package (SSO_TOKEN_INTERPRETER) [${store}]`,
     () => {

@@ -15,7 +15,7 @@ import {
   ssoLogin,
   UNLISTED_REDIRECT_URI,
 } from '../fixtures/sso/harness.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import {
   decodeJwtPayload,
   generateSigningKey,
@@ -75,7 +75,7 @@ function expectProblem(
   expect(response.setCookies.filter((line) => /^sessionid=[^;]/.test(line))).toEqual([]);
 }
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`SSO login over HTTP [${store}]`, () => {
     let tp: TestProvider;
     let tap: ProviderTap;

@@ -18,6 +18,7 @@ import { SqlAuditLog } from '../../src/adapters/sql/sql-audit-log.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlSeenLogoutTokens } from '../../src/adapters/sql/sql-seen-logout-tokens.js';
 import { SqlServiceSecrets } from '../../src/adapters/sql/sql-service-secrets.js';
+import { SqlSessionLookup } from '../../src/adapters/sql/sql-session-lookup.js';
 import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
@@ -27,6 +28,20 @@ import type {} from './global-setup.js';
 
 export type StoreKind = 'pglite' | 'postgres';
 export const STORES: readonly StoreKind[] = ['pglite', 'postgres'];
+
+/**
+ * Where a test service keeps its sessions: the SQL stores, or `redis` (SESSION_STORE=redis on the
+ * run's redis-server, users on PGlite). The HTTP suites run on all three.
+ */
+export type ServiceStoreKind = StoreKind | 'redis';
+export const SERVICE_STORES: readonly ServiceStoreKind[] = ['pglite', 'postgres', 'redis'];
+
+/** The run's redis-server (test/support/global-setup.ts). */
+export function testRedisUrl(): string {
+  const url = inject('redisUrl');
+  if (!url) throw new Error('no redis-server: the global setup did not run');
+  return url;
+}
 
 /** The PostgreSQL suites run only when TEST_DATABASE_URL is set (CI sets it). */
 export const pgEnabled = Boolean(process.env.TEST_DATABASE_URL);
@@ -192,17 +207,20 @@ export interface Repositories {
   audit: SqlAuditLog;
   logoutTokens: SqlSeenLogoutTokens;
   secrets: SqlServiceSecrets;
+  findSessionWithUser: SqlSessionLookup['findSessionWithUser'];
 }
 
 /** The repositories as SqlStore builds them outside a transaction (session lookups batched). */
 export function repositories(client: SqlClient, options: { batchLookups?: boolean } = {}): Repositories {
+  const lookup = new SqlSessionLookup(client, { batchLookups: options.batchLookups ?? true });
   return {
     users: new SqlUserRepository(client),
     directory: new SqlDirectoryRepository(client),
-    sessions: new SqlSessionRepository(client, { batchLookups: options.batchLookups ?? true }),
+    sessions: new SqlSessionRepository(client),
     throttle: new SqlThrottleStore(client),
     audit: new SqlAuditLog(client),
     logoutTokens: new SqlSeenLogoutTokens(client),
     secrets: new SqlServiceSecrets(client),
+    findSessionWithUser: (tokenHash) => lookup.findSessionWithUser(tokenHash),
   };
 }

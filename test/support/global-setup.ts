@@ -17,6 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { loadMigrations, migrate } from '../../src/adapters/sql/migrator.js';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { projectRoot } from '../../src/config/project-root.js';
+import { startTestRedis } from './redis-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,6 +25,8 @@ declare module 'vitest' {
     pgliteTemplatePath: string;
     /** A PGlite data directory (uncompressed tar) without any migration. */
     pgliteEmptyTemplatePath: string;
+    /** A redis-server of this run (its own port, nothing on disk), for the `[redis]` suites. */
+    redisUrl: string;
   }
 }
 
@@ -60,7 +63,7 @@ function removeStaleTemplates(dir: string, keep: Set<string>): void {
   }
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = projectRoot();
   const migrations = loadMigrations(join(root, 'migrations'));
   const version = pgliteVersion(root).replace(/[^\w.-]/g, '_');
@@ -92,4 +95,9 @@ export default async function setup(project: TestProject): Promise<void> {
 
   project.provide('pgliteTemplatePath', migratedPath);
   project.provide('pgliteEmptyTemplatePath', emptyPath);
+
+  // One Redis for the whole run: each test server takes a key prefix of its own.
+  const redis = await startTestRedis();
+  project.provide('redisUrl', redis.url);
+  return () => redis.close();
 }

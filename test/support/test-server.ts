@@ -12,7 +12,7 @@ import {
   type UserLevel,
 } from '../../src/domain/user/user.js';
 import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
-import { openTestStore, type StoreKind } from './databases.js';
+import { openTestStore, type ServiceStoreKind, type StoreKind, testRedisUrl } from './databases.js';
 import { TestClock } from './test-clock.js';
 
 /** Environment every test server starts from; tests override single variables. */
@@ -37,7 +37,8 @@ export interface TestServer {
 }
 
 export interface StartOptions {
-  store?: StoreKind;
+  /** Where the service keeps its sessions (default pglite); `redis`: the run's redis-server, users on PGlite. */
+  store?: ServiceStoreKind;
   env?: Record<string, string>;
   /** Pass a logger level to capture logs (default: 'info' captured into `logs`). */
   clock?: TestClock;
@@ -50,9 +51,25 @@ export interface StartOptions {
   sqlClient?: SqlClient;
 }
 
+let redisServers = 0;
+
 /** A real Gatehouse on a real loopback socket over a fresh, migrated database. */
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
-  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'info', ...options.env });
+  const onRedis = options.store === 'redis';
+  redisServers += 1;
+  const config = loadConfig({
+    ...TEST_ENV,
+    LOG_LEVEL: 'info',
+    // Each service on Redis gets a key prefix of its own: the run shares one redis-server.
+    ...(onRedis
+      ? {
+          SESSION_STORE: 'redis',
+          REDIS_URL: testRedisUrl(),
+          REDIS_KEY_PREFIX: `t${process.pid}-${redisServers}:`,
+        }
+      : {}),
+    ...options.env,
+  });
   const rawLogs: string[] = [];
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
@@ -71,7 +88,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   });
   const clock = options.clock ?? new TestClock();
   const hasher = options.passwordHasher ?? new Argon2PasswordHasher(config.password.argon2);
-  const sqlClient = options.sqlClient ?? (await openTestStore(options.store ?? 'pglite'));
+  const database: StoreKind = options.store === 'postgres' ? 'postgres' : 'pglite';
+  const sqlClient = options.sqlClient ?? (await openTestStore(database));
   const gatehouse = await createGatehouse({
     config,
     logger: createLogger(config.logLevel, sink),

@@ -238,7 +238,11 @@ export const sessionsRevokedSchema = z
 export const healthResponseSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 
 export const readinessResponseSchema = z
-  .object({ status: z.enum(['ready', 'unavailable']) })
+  .object({
+    status: z.enum(['ready', 'unavailable']),
+    /** Where sessions live: `sql` (the database), `redis` (one server) or `redis-cluster`. */
+    session_store: z.enum(['sql', 'redis', 'redis-cluster']),
+  })
   .meta({ id: 'Readiness' });
 
 /** Every code, in the order of STATUS_BY_CODE. */

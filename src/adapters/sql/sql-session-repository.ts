@@ -1,22 +1,15 @@
-import type {
-  LoginMethod,
-  SessionRecord,
-  SessionWithUser,
-  StoredSession,
-} from '../../domain/session/session.js';
+import type { LoginMethod, SessionRecord, StoredSession } from '../../domain/session/session.js';
 import type { SessionPage, SessionRepository } from '../../domain/session/session-repository.port.js';
-import { LookupBatcher } from './lookup-batcher.js';
 import type { SqlExecutor } from './sql-client.js';
-import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
 
-const SESSION_COLUMNS = `
+export const SESSION_COLUMNS = `
   s.token_hash, s.handle, s.user_id AS s_user_id, s.method, s.created_at AS s_created_at, s.last_seen_at,
   s.expires_at, s.client_address, s.user_agent, s.sso_issuer, s.sso_subject, s.sso_sid`;
 
 /** The provider tokens: read only when a session ends (they can be kilobytes each). */
 const PROVIDER_TOKEN_COLUMNS = 's.sso_id_token, s.sso_access_token, s.sso_refresh_token';
 
-interface SessionRow {
+export interface SessionRow {
   token_hash: string;
   handle: string;
   s_user_id: string;
@@ -37,7 +30,7 @@ interface StoredSessionRow extends SessionRow {
   sso_refresh_token: string | null;
 }
 
-function sessionFromRow(row: SessionRow): SessionRecord {
+export function sessionFromRow(row: SessionRow): SessionRecord {
   return {
     tokenHash: row.token_hash,
     handle: row.handle,
@@ -70,52 +63,8 @@ function storedSessionFromRow(row: StoredSessionRow): StoredSession {
   };
 }
 
-/** The timestamp columns of the hot-path row, which JSON carries as ISO 8601 strings. */
-const SESSION_USER_DATES = [
-  's_created_at',
-  'last_seen_at',
-  'expires_at',
-  'password_changed_at',
-  'credentials_expire_at',
-  'first_login_at',
-  'created_at',
-] as const;
-
-type DateColumn = (typeof SESSION_USER_DATES)[number];
-type JsonSessionUserRow = Omit<SessionRow & UserRow, DateColumn> & Record<DateColumn, string | null>;
-
-/** Turns the JSON row's timestamps back into Dates, in place (the object is the driver's fresh parse). */
-function fromJsonRow(json: JsonSessionUserRow): SessionRow & UserRow {
-  const row = json as unknown as Record<DateColumn, string | Date | null>;
-  for (const column of SESSION_USER_DATES) {
-    const value = row[column];
-    if (typeof value === 'string') row[column] = new Date(value);
-  }
-  return json as unknown as SessionRow & UserRow;
-}
-
-/**
- * Session lookups per query (64 rows of about 1 kB stay one small answer), and queries out at once:
- * two keep the database busy while the next batch gathers (measured against one and unlimited in
- * docs/performance.md).
- */
-const LOOKUP_LIMITS = { maxBatch: 64, maxInFlight: 2 };
-
 export class SqlSessionRepository implements SessionRepository {
-  private readonly batcher: LookupBatcher<string, SessionWithUser> | null;
-
-  /**
-   * `batchLookups` is for the store's top-level repository only: inside a transaction each lookup
-   * must run on that transaction's connection, in order.
-   */
-  constructor(
-    private readonly sql: SqlExecutor,
-    options: { batchLookups?: boolean } = {},
-  ) {
-    this.batcher = options.batchLookups
-      ? new LookupBatcher((hashes) => this.findManyByTokenHash(hashes), LOOKUP_LIMITS)
-      : null;
-  }
+  constructor(private readonly sql: SqlExecutor) {}
 
   async create(session: StoredSession): Promise<void> {
     await this.sql.query(
@@ -144,32 +93,13 @@ export class SqlSessionRepository implements SessionRepository {
     );
   }
 
-  /**
-   * The hot path: one primary-key lookup joined with the user and backend, a prepared statement.
-   * The row comes back as one JSON value (`row_to_json`): decoding one column instead of 41 nearly halves
-   * the driver's work per request (docs/performance.md); only the timestamps need converting.
-   * Outside a transaction, the lookups of one event-loop turn share one query (LookupBatcher).
-   */
-  async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
-    if (this.batcher) return this.batcher.load(tokenHash);
-    return (await this.findManyByTokenHash([tokenHash])).get(tokenHash) ?? null;
-  }
-
-  private async findManyByTokenHash(tokenHashes: string[]): Promise<Map<string, SessionWithUser>> {
-    const { rows } = await this.sql.query<{ r: JsonSessionUserRow | string }>(
-      `SELECT row_to_json(x) AS r FROM (
-         SELECT ${SESSION_COLUMNS}, ${USER_COLUMNS}
-           FROM sessions s JOIN users u ON u.user_id = s.user_id LEFT JOIN backends b ON b.name = u.backend_name
-          WHERE s.token_hash = ANY($1::text[])) x`,
-      [tokenHashes],
-      'session_by_token_hash',
+  async findByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
+    const { rows } = await this.sql.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.token_hash = $1`,
+      [tokenHash],
+      'session_find',
     );
-    const found = new Map<string, SessionWithUser>();
-    for (const { r } of rows) {
-      const row = fromJsonRow(typeof r === 'string' ? (JSON.parse(r) as JsonSessionUserRow) : r);
-      found.set(row.token_hash, { session: sessionFromRow(row), user: userFromRow(row) });
-    }
-    return found;
+    return rows[0] ? sessionFromRow(rows[0]) : null;
   }
 
   async touch(tokenHash: string, now: Date): Promise<void> {

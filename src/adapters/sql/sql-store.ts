@@ -1,17 +1,19 @@
+import type { SessionWithUser } from '../../domain/session/session.js';
 import type { Repositories, Store } from '../../domain/store.port.js';
 import { type Migration, migrationsApplied } from './migrator.js';
 import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import { SqlSeenLogoutTokens } from './sql-seen-logout-tokens.js';
 import { SqlServiceSecrets } from './sql-service-secrets.js';
+import { SqlSessionLookup } from './sql-session-lookup.js';
 import { SqlSessionRepository } from './sql-session-repository.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
 
-function repositoriesOn(sql: SqlExecutor, options: { batchLookups: boolean }): Repositories {
+function repositoriesOn(sql: SqlExecutor): Repositories {
   return {
     users: new SqlUserRepository(sql),
-    sessions: new SqlSessionRepository(sql, options),
+    sessions: new SqlSessionRepository(sql),
     throttle: new SqlThrottleStore(sql),
     directory: new SqlDirectoryRepository(sql),
     audit: new SqlAuditLog(sql),
@@ -29,12 +31,14 @@ export class SqlStore implements Store {
   readonly audit;
   readonly logoutTokens;
   readonly secrets;
+  private readonly lookup: SqlSessionLookup;
 
   constructor(
     readonly client: SqlClient,
     private readonly migrations: Migration[],
   ) {
-    const repositories = repositoriesOn(client, { batchLookups: true });
+    const repositories = repositoriesOn(client);
+    this.lookup = new SqlSessionLookup(client);
     this.users = repositories.users;
     this.sessions = repositories.sessions;
     this.throttle = repositories.throttle;
@@ -44,8 +48,12 @@ export class SqlStore implements Store {
     this.secrets = repositories.secrets;
   }
 
+  findSessionWithUser(tokenHash: string): Promise<SessionWithUser | null> {
+    return this.lookup.findSessionWithUser(tokenHash);
+  }
+
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    return this.client.transaction((tx) => work(repositoriesOn(tx, { batchLookups: false })));
+    return this.client.transaction((tx) => work(repositoriesOn(tx)));
   }
 
   async isReady(): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionWithUser, StoredSession } from './session.js';
+import type { SessionRecord, StoredSession } from './session.js';
 
 /** Where a page of a user's sessions starts, and which count as alive. */
 export interface SessionPage {
@@ -12,10 +12,11 @@ export interface SessionPage {
 export interface SessionRepository {
   create(session: StoredSession): Promise<void>;
   /**
-   * One indexed lookup by token hash, joined with the user (disabled users included; the caller
-   * decides). Without the provider tokens: the hot path reads only what a check needs.
+   * The session by token hash, without the provider tokens, or null. The hot path does not call
+   * this: it asks the store for the session with its user (`SessionLookup`), which a store may
+   * answer in one query.
    */
-  findByTokenHash(tokenHash: string): Promise<SessionWithUser | null>;
+  findByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   touch(tokenHash: string, now: Date): Promise<void>;
   /**
    * Deletes and returns the session with its provider tokens (the provider logout and a rotation

@@ -2,8 +2,14 @@ import Router from '@koa/router';
 import type { Store } from '../../../domain/store.port.js';
 import type { GatehouseState } from '../state.js';
 
-/** Liveness (the process answers) and readiness (the store answers and its schema is current). */
-export function healthRoutes(store: Store): Router<GatehouseState> {
+/**
+ * Liveness (the process answers) and readiness (the database and the session store answer, and the
+ * schema is current); readiness names the session store in use.
+ */
+export function healthRoutes(
+  store: Store,
+  sessionStore: 'sql' | 'redis' | 'redis-cluster' = 'sql',
+): Router<GatehouseState> {
   const router = new Router<GatehouseState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -12,7 +18,7 @@ export function healthRoutes(store: Store): Router<GatehouseState> {
     const ready = await store.isReady();
     ctx.status = ready ? 200 : 503;
     if (!ready) ctx.set('Retry-After', '5');
-    ctx.body = { status: ready ? 'ready' : 'unavailable' };
+    ctx.body = { status: ready ? 'ready' : 'unavailable', session_store: sessionStore };
   });
   return router;
 }

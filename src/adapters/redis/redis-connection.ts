@@ -1,0 +1,71 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/** ioredis's client for one server or a cluster: the same command API. */
+export type RedisClient = Redis | Cluster;
+
+export interface RedisConnectionSettings {
+  /** One server: `redis://[user:password@]host:port[/db]`, `rediss://` for TLS. */
+  url?: string;
+  /** A cluster's seed nodes, `host:port` (credentials and TLS from `clusterAuth`). */
+  clusterNodes?: readonly string[];
+  /** Credentials and TLS for a cluster's nodes (a seed URL's user, password and scheme). */
+  clusterAuth?: { username?: string; password?: string; tls: boolean };
+  /** Bound on any one command, so a stalled server answers 503 instead of hanging a request. */
+  commandTimeoutMs: number;
+}
+
+/**
+ * Options shared by both shapes. Commands are not queued while disconnected
+ * (`enableOfflineQueue: false`): a request that cannot reach Redis fails at once (503) instead of
+ * waiting for a reconnection that may take seconds; the connection itself reconnects in the
+ * background, so the service recovers without a restart.
+ */
+function commonOptions(settings: RedisConnectionSettings): RedisOptions {
+  return {
+    commandTimeout: settings.commandTimeoutMs,
+    connectTimeout: Math.max(settings.commandTimeoutMs, 1000),
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  };
+}
+
+export function connectRedis(settings: RedisConnectionSettings): RedisClient {
+  if (settings.clusterNodes && settings.clusterNodes.length > 0) {
+    const auth = settings.clusterAuth ?? { tls: false };
+    return new Cluster(
+      settings.clusterNodes.map((node) => {
+        const [host, port] = splitHostPort(node);
+        return { host, port };
+      }),
+      {
+        // During a failover a slot has no master for a few seconds: commands are retried for
+        // about that long (CLUSTERDOWN / TRYAGAIN / connection loss), then fail as 503.
+        retryDelayOnFailover: 200,
+        retryDelayOnClusterDown: 200,
+        retryDelayOnTryAgain: 200,
+        maxRedirections: 16,
+        enableOfflineQueue: true,
+        enableAutoPipelining: true,
+        clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
+        redisOptions: {
+          ...commonOptions(settings),
+          ...(auth.username ? { username: auth.username } : {}),
+          ...(auth.password ? { password: auth.password } : {}),
+          ...(auth.tls ? { tls: {} } : {}),
+        },
+      },
+    );
+  }
+  if (!settings.url) throw new Error('connectRedis: neither a URL nor cluster nodes');
+  return new Redis(settings.url, {
+    ...commonOptions(settings),
+    enableAutoPipelining: true,
+    lazyConnect: false,
+  });
+}
+
+function splitHostPort(node: string): [string, number] {
+  const index = node.lastIndexOf(':');
+  return [node.slice(0, index).replace(/^\[|\]$/g, ''), Number(node.slice(index + 1))];
+}

@@ -1,0 +1,111 @@
+import type { RedisClient } from './redis-connection.js';
+
+/**
+ * The Lua scripts Gatehouse runs. Each touches the keys of one hash slot only (the session key, or
+ * one user's index), so none can fail with CROSSSLOT on a cluster; ioredis sends them by SHA and
+ * loads them on a node that does not know them yet (after a failover included).
+ */
+const SCRIPTS = {
+  /** KEYS[1] session; ARGV: record, last-seen ms, tokens ('' for none), ttl ms. */
+  gatehouseSessionCreate: {
+    numberOfKeys: 1,
+    lua: `
+      redis.call('HSET', KEYS[1], 'r', ARGV[1], 'l', ARGV[2])
+      if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 't', ARGV[3]) end
+      redis.call('PEXPIRE', KEYS[1], ARGV[4])
+      return 1`,
+  },
+  /** KEYS[1] session. Deletes it and returns {record, last-seen, tokens}, or nils when absent. */
+  gatehouseSessionTake: {
+    numberOfKeys: 1,
+    lua: `
+      local v = redis.call('HMGET', KEYS[1], 'r', 'l', 't')
+      if v[1] then redis.call('DEL', KEYS[1]) end
+      return v`,
+  },
+  /**
+   * KEYS[1] session; ARGV: now ms, idle ms, grace ms. Moves last-seen forward only, and the key's
+   * time to live with it (until the earlier time-out, plus the grace); returns the record when it
+   * moved, so the caller can move the user's index too.
+   */
+  gatehouseSessionTouch: {
+    numberOfKeys: 1,
+    lua: `
+      local v = redis.call('HMGET', KEYS[1], 'r', 'l')
+      if not v[1] then return false end
+      local now = tonumber(ARGV[1])
+      if now <= tonumber(v[2]) then return false end
+      redis.call('HSET', KEYS[1], 'l', ARGV[1])
+      local record = cjson.decode(v[1])
+      local ends = math.min(record.e, now + tonumber(ARGV[2]))
+      redis.call('PEXPIRE', KEYS[1], math.max(ends - now, 0) + tonumber(ARGV[3]))
+      return v[1]`,
+  },
+  /**
+   * KEYS[1] an index (a user's sorted set, or an SSO set); ARGV: ttl ms. Keeps the index at least
+   * as long as its newest member can live.
+   */
+  gatehouseIndexKeep: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+      return 1`,
+  },
+  /**
+   * KEYS[1] a user's index; ARGV: keep. Pops the members beyond the \`keep\` most recently used
+   * (lowest last-seen first, the oldest created first among equals: members begin with the
+   * creation time). One script per user's slot: concurrent logins of one user are serialised, so
+   * each surplus session is popped exactly once.
+   */
+  gatehouseUserEvict: {
+    numberOfKeys: 1,
+    lua: `
+      local surplus = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
+      if surplus <= 0 then return {} end
+      return redis.call('ZPOPMIN', KEYS[1], surplus)`,
+  },
+  /**
+   * KEYS[1] a throttle key; ARGV: now ms, limit, window ms. Takes one attempt from the key's
+   * budget atomically: {1, used} granted, {0, retry-at ms} refused. The window begins with the
+   * key's first attempt; once it has passed, the count starts over.
+   */
+  gatehouseThrottleReserve: {
+    numberOfKeys: 1,
+    lua: `
+      local now = tonumber(ARGV[1])
+      local window = tonumber(ARGV[3])
+      local start = tonumber(redis.call('HGET', KEYS[1], 's'))
+      if start == nil or now >= start + window then
+        redis.call('HSET', KEYS[1], 's', ARGV[1], 'n', 1)
+        redis.call('PEXPIRE', KEYS[1], window + 60000)
+        return {1, 1}
+      end
+      local used = tonumber(redis.call('HGET', KEYS[1], 'n'))
+      if used >= tonumber(ARGV[2]) then return {0, start + window} end
+      used = redis.call('HINCRBY', KEYS[1], 'n', 1)
+      local ttl = start + window - now + 60000
+      if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+      return {1, used}`,
+  },
+  /** KEYS[1] a throttle key. Gives one attempt back, never below zero. */
+  gatehouseThrottleRelease: {
+    numberOfKeys: 1,
+    lua: `
+      local used = tonumber(redis.call('HGET', KEYS[1], 'n'))
+      if used and used > 0 then redis.call('HINCRBY', KEYS[1], 'n', -1) end
+      return 1`,
+  },
+} as const;
+
+export type ScriptName = keyof typeof SCRIPTS;
+
+/** The client with Gatehouse's scripts defined on it (idempotent: defining twice is harmless). */
+export function withScripts(client: RedisClient): ScriptedRedis {
+  for (const [name, definition] of Object.entries(SCRIPTS)) {
+    if (!(name in client)) client.defineCommand(name, definition);
+  }
+  return client as ScriptedRedis;
+}
+
+type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+export type ScriptedRedis = RedisClient & Record<ScriptName, ScriptCall>;

@@ -1,0 +1,370 @@
+import { createHash } from 'node:crypto';
+import type {
+  LoginMethod,
+  ProviderTokens,
+  SessionRecord,
+  StoredSession,
+} from '../../domain/session/session.js';
+import type { SessionPage, SessionRepository } from '../../domain/session/session-repository.port.js';
+import type { RedisClient } from './redis-connection.js';
+import { redisCall } from './redis-errors.js';
+import { type ScriptedRedis, withScripts } from './redis-scripts.js';
+
+export interface RedisSessionSettings {
+  /** Prefix of every key (REDIS_KEY_PREFIX), so several deployments can share one Redis. */
+  keyPrefix: string;
+  /** SESSION_IDLE_TIMEOUT_S: a key lives until its session's earlier time-out, plus the grace. */
+  idleTimeoutS: number;
+}
+
+/**
+ * How long a timed-out session's key outlives its time-out: a session presented again within it
+ * still ends with its `session_expired` audit record, as on the SQL store (whose purge runs every
+ * few minutes); one never presented again is reclaimed by Redis itself.
+ */
+export const EXPIRED_SESSION_GRACE_MS = 10 * 60_000;
+
+/** The session record as stored (field `r`): short names, times in ms. */
+interface StoredRecord {
+  h: string;
+  u: string;
+  m: LoginMethod;
+  c: number;
+  e: number;
+  a: string | null;
+  g: string | null;
+  si: string | null;
+  ss: string | null;
+  sd: string | null;
+}
+
+function recordOf(session: StoredSession): StoredRecord {
+  return {
+    h: session.handle,
+    u: session.userId,
+    m: session.method,
+    c: session.createdAt.getTime(),
+    e: session.expiresAt.getTime(),
+    a: session.clientAddress,
+    g: session.userAgent,
+    si: session.sso?.issuer ?? null,
+    ss: session.sso?.subject ?? null,
+    sd: session.sso?.sid ?? null,
+  };
+}
+
+function sessionOf(tokenHash: string, raw: string, lastSeenMs: string): SessionRecord {
+  const r = JSON.parse(raw) as StoredRecord;
+  return {
+    tokenHash,
+    handle: r.h,
+    userId: r.u,
+    method: r.m,
+    createdAt: new Date(r.c),
+    lastSeenAt: new Date(Number(lastSeenMs)),
+    expiresAt: new Date(r.e),
+    clientAddress: r.a,
+    userAgent: r.g,
+    sso: r.si && r.ss ? { issuer: r.si, subject: r.ss, sid: r.sd } : null,
+  };
+}
+
+/** A user's index member: creation time first (zero-padded), so equal last-seen scores sort oldest first. */
+function indexMember(session: Pick<SessionRecord, 'createdAt' | 'tokenHash'>): string {
+  return `${String(session.createdAt.getTime()).padStart(15, '0')}:${session.tokenHash}`;
+}
+
+function tokenHashOfMember(member: string): string {
+  return member.slice(member.indexOf(':') + 1);
+}
+
+/**
+ * Sessions in Redis (one server or a cluster), for SESSION_STORE=redis. Keys, each in one hash
+ * slot, so no command or script ever spans two (no CROSSSLOT on a cluster):
+ *
+ * - `<prefix>s:<token hash>`: the session, a hash of its record (`r`, JSON), its last-seen time
+ *   (`l`) and the provider tokens (`t`, read only when the session ends). Its time to live is the
+ *   session's earlier time-out plus a grace, moved with last-seen.
+ * - `<prefix>u:{<user id>}`: the user's sessions, a sorted set scored by last-seen (eviction of the
+ *   least recently used beyond SESSIONS_PER_USER_MAX, listing, ending all of a user's sessions).
+ * - `<prefix>o:{<issuer hash>}:sid:<sid>` and `...:sub:<subject>`: back-channel logout's way in.
+ *
+ * Sessions spread over the cluster's slots by token hash (no single hash tag for all keys). The
+ * indexes are written before the session and cleaned after it, so an index may name a session
+ * that is gone (read as absent, removed when met), never miss one that exists.
+ */
+export class RedisSessionRepository implements SessionRepository {
+  private readonly redis: ScriptedRedis;
+  private readonly prefix: string;
+
+  constructor(
+    client: RedisClient,
+    private readonly settings: RedisSessionSettings,
+  ) {
+    this.redis = withScripts(client);
+    this.prefix = settings.keyPrefix;
+  }
+
+  private sessionKey(tokenHash: string): string {
+    return `${this.prefix}s:${tokenHash}`;
+  }
+
+  private userKey(userId: string): string {
+    return `${this.prefix}u:{${userId}}`;
+  }
+
+  private ssoKeys(session: { issuer: string; subject: string; sid: string | null }): string[] {
+    const base = `${this.prefix}o:{${createHash('sha256').update(session.issuer).digest('hex').slice(0, 32)}}`;
+    return [
+      `${base}:sub:${session.subject}`,
+      ...(session.sid !== null ? [`${base}:sid:${session.sid}`] : []),
+    ];
+  }
+
+  create(session: StoredSession): Promise<void> {
+    return redisCall(async () => {
+      const lastSeen = session.lastSeenAt.getTime();
+      const ends = Math.min(session.expiresAt.getTime(), lastSeen + this.settings.idleTimeoutS * 1000);
+      const ttl = Math.max(ends - session.createdAt.getTime(), 0) + EXPIRED_SESSION_GRACE_MS;
+      const indexTtl =
+        Math.max(session.expiresAt.getTime() - session.createdAt.getTime(), 0) + EXPIRED_SESSION_GRACE_MS;
+      // Indexes first: a session that exists is always in them.
+      const userKey = this.userKey(session.userId);
+      await this.redis.zadd(userKey, lastSeen, indexMember(session));
+      await this.redis.gatehouseIndexKeep(userKey, indexTtl);
+      if (session.sso) {
+        for (const key of this.ssoKeys(session.sso)) {
+          await this.redis.sadd(key, session.tokenHash);
+          await this.redis.gatehouseIndexKeep(key, indexTtl);
+        }
+      }
+      const tokens: ProviderTokens | null = session.sso
+        ? {
+            idToken: session.sso.idToken,
+            accessTokenSealed: session.sso.accessTokenSealed,
+            refreshTokenSealed: session.sso.refreshTokenSealed,
+          }
+        : null;
+      await this.redis.gatehouseSessionCreate(
+        this.sessionKey(session.tokenHash),
+        JSON.stringify(recordOf(session)),
+        lastSeen,
+        tokens ? JSON.stringify(tokens) : '',
+        ttl,
+      );
+    });
+  }
+
+  findByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
+    return redisCall(async () => {
+      const [raw, lastSeen] = await this.redis.hmget(this.sessionKey(tokenHash), 'r', 'l');
+      return raw && lastSeen ? sessionOf(tokenHash, raw, lastSeen) : null;
+    });
+  }
+
+  touch(tokenHash: string, now: Date): Promise<void> {
+    return redisCall(async () => {
+      const moved = (await this.redis.gatehouseSessionTouch(
+        this.sessionKey(tokenHash),
+        now.getTime(),
+        this.settings.idleTimeoutS * 1000,
+        EXPIRED_SESSION_GRACE_MS,
+      )) as string | null;
+      if (!moved) return;
+      const session = sessionOf(tokenHash, moved, String(now.getTime()));
+      // XX: never re-adds a session ended meanwhile; GT: never moves it back.
+      await this.redis.zadd(this.userKey(session.userId), 'XX', 'GT', now.getTime(), indexMember(session));
+    });
+  }
+
+  deleteByTokenHash(tokenHash: string): Promise<StoredSession | null> {
+    return redisCall(() => this.take(tokenHash));
+  }
+
+  /** Deletes the session and its index entries; returns it with its tokens, or null when absent. */
+  private async take(tokenHash: string): Promise<StoredSession | null> {
+    const [raw, lastSeen, tokens] = (await this.redis.gatehouseSessionTake(
+      this.sessionKey(tokenHash),
+    )) as Array<string | null>;
+    if (!raw || !lastSeen) return null;
+    const session = sessionOf(tokenHash, raw, lastSeen);
+    await this.redis.zrem(this.userKey(session.userId), indexMember(session));
+    if (session.sso) {
+      for (const key of this.ssoKeys(session.sso)) await this.redis.srem(key, tokenHash);
+    }
+    const provider = tokens ? (JSON.parse(tokens) as ProviderTokens) : null;
+    return {
+      ...session,
+      sso: session.sso
+        ? {
+            ...session.sso,
+            idToken: provider?.idToken ?? null,
+            accessTokenSealed: provider?.accessTokenSealed ?? null,
+            refreshTokenSealed: provider?.refreshTokenSealed ?? null,
+          }
+        : null,
+    };
+  }
+
+  deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number> {
+    return redisCall(async () => {
+      const members = await this.redis.zrange(this.userKey(userId), '0', '-1');
+      const ended = await Promise.all(
+        members
+          .map(tokenHashOfMember)
+          .filter((tokenHash) => tokenHash !== exceptTokenHash)
+          .map((tokenHash) => this.take(tokenHash)),
+      );
+      // Members whose session had gone already (timed out) are dropped too.
+      const kept = members.filter((member) => tokenHashOfMember(member) === exceptTokenHash);
+      const stale = members.filter((member) => !kept.includes(member));
+      if (stale.length > 0) await this.redis.zrem(this.userKey(userId), ...stale);
+      return ended.filter((session) => session !== null).length;
+    });
+  }
+
+  deleteAll(): Promise<number> {
+    return redisCall(async () => {
+      let ended = 0;
+      for (const key of await this.scanKeys(`${this.prefix}s:*`)) {
+        if (await this.take(key.slice(`${this.prefix}s:`.length))) ended += 1;
+      }
+      // Indexes left naming nothing: every session is gone.
+      for (const pattern of [`${this.prefix}u:*`, `${this.prefix}o:*`]) {
+        for (const key of await this.scanKeys(pattern)) await this.redis.del(key);
+      }
+      return ended;
+    });
+  }
+
+  deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+    return redisCall(async () => {
+      if (!by.sid && !by.subject) return [];
+      const base = this.ssoKeys({ issuer, subject: by.subject ?? '', sid: by.sid ?? null });
+      // The narrower set: the sid's when given, else the subject's.
+      const setKey = by.sid ? base[1]! : base[0]!;
+      const ended: SessionRecord[] = [];
+      for (const tokenHash of await this.redis.smembers(setKey)) {
+        const session = await this.findByTokenHash(tokenHash);
+        if (!session) {
+          await this.redis.srem(setKey, tokenHash);
+          continue;
+        }
+        const sso = session.sso;
+        if (!sso || sso.issuer !== issuer) continue;
+        if (by.sid && sso.sid !== by.sid) continue;
+        if (by.subject && sso.subject !== by.subject) continue;
+        const taken = await this.take(tokenHash);
+        if (taken) ended.push(session);
+      }
+      return ended;
+    });
+  }
+
+  listForUser(userId: string, page: SessionPage): Promise<SessionRecord[]> {
+    return redisCall(async () => {
+      const sessions = await this.allForUser(userId);
+      const { alive, after } = page;
+      const idleCutoff = alive ? alive.at.getTime() - alive.idleTimeoutS * 1000 : 0;
+      return sessions
+        .filter(
+          (session) =>
+            !alive ||
+            (session.expiresAt.getTime() > alive.at.getTime() && session.lastSeenAt.getTime() > idleCutoff),
+        )
+        .sort(newestFirst)
+        .filter(
+          (session) =>
+            !after || newestFirst(session, { createdAt: after.createdAt, handle: after.handle }) > 0,
+        )
+        .slice(0, page.limit);
+    });
+  }
+
+  /** Every session the user's index names that still exists; the others leave the index. */
+  private async allForUser(userId: string): Promise<SessionRecord[]> {
+    const userKey = this.userKey(userId);
+    const members = await this.redis.zrange(userKey, '0', '-1');
+    const found = await Promise.all(
+      members.map((member) =>
+        this.findByTokenHash(tokenHashOfMember(member)).then((session) => ({ member, session })),
+      ),
+    );
+    const stale = found.filter(({ session }) => session === null).map(({ member }) => member);
+    if (stale.length > 0) await this.redis.zrem(userKey, ...stale);
+    return found.flatMap(({ session }) => (session ? [session] : []));
+  }
+
+  evictBeyond(userId: string, keep: number): Promise<SessionRecord[]> {
+    return redisCall(async () => {
+      // [member, score, member, score, ...], each popped by exactly one caller.
+      const popped = (await this.redis.gatehouseUserEvict(this.userKey(userId), keep)) as string[];
+      const evicted: SessionRecord[] = [];
+      for (let i = 0; i < popped.length; i += 2) {
+        const taken = await this.take(tokenHashOfMember(popped[i]!));
+        if (taken)
+          evicted.push({
+            ...taken,
+            sso: taken.sso
+              ? { issuer: taken.sso.issuer, subject: taken.sso.subject, sid: taken.sso.sid }
+              : null,
+          });
+      }
+      return evicted;
+    });
+  }
+
+  deleteByHandle(userId: string, handle: string): Promise<boolean> {
+    return redisCall(async () => {
+      const session = (await this.allForUser(userId)).find((candidate) => candidate.handle === handle);
+      return session ? (await this.take(session.tokenHash)) !== null : false;
+    });
+  }
+
+  purgeExpired(now: Date, idleTimeoutS: number, limit: number): Promise<number> {
+    return redisCall(async () => {
+      // Redis expires every key by itself (a grace after its time-out); this only ends sooner the
+      // sessions whose time-out has passed, as the SQL store's purge does.
+      const idleCutoff = now.getTime() - idleTimeoutS * 1000;
+      let purged = 0;
+      for (const key of await this.scanKeys(`${this.prefix}s:*`)) {
+        if (purged >= limit) break;
+        const tokenHash = key.slice(`${this.prefix}s:`.length);
+        const session = await this.findByTokenHash(tokenHash);
+        if (!session) continue;
+        if (session.expiresAt.getTime() <= now.getTime() || session.lastSeenAt.getTime() <= idleCutoff) {
+          if (await this.take(tokenHash)) purged += 1;
+        }
+      }
+      return purged;
+    });
+  }
+
+  /** Every key matching the pattern, on every master (a cluster's keys are spread over them). */
+  private async scanKeys(pattern: string): Promise<string[]> {
+    const nodes =
+      'nodes' in this.redis && typeof this.redis.nodes === 'function' && this.redis.isCluster
+        ? this.redis.nodes('master')
+        : [this.redis];
+    const keys: string[] = [];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0');
+    }
+    return keys;
+  }
+}
+
+/** Newest first by (created_at, handle), as the SQL store orders a page. */
+function newestFirst(
+  a: Pick<SessionRecord, 'createdAt' | 'handle'>,
+  b: Pick<SessionRecord, 'createdAt' | 'handle'>,
+): number {
+  const byTime = b.createdAt.getTime() - a.createdAt.getTime();
+  if (byTime !== 0) return byTime;
+  return a.handle < b.handle ? 1 : a.handle > b.handle ? -1 : 0;
+}

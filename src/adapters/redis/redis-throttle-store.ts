@@ -1,0 +1,69 @@
+import type { ThrottleReservation, ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type { RedisClient } from './redis-connection.js';
+import { redisCall } from './redis-errors.js';
+import { type ScriptedRedis, withScripts } from './redis-scripts.js';
+
+/**
+ * Login throttling budgets in Redis: one hash per key, `<prefix>t:<key>` (`s` the window's start,
+ * `n` the attempts taken), changed only by one-key scripts, so a reservation is atomic on one
+ * server and on a cluster alike. A key expires by itself a minute after its window.
+ */
+export class RedisThrottleStore implements ThrottleStore {
+  private readonly redis: ScriptedRedis;
+
+  constructor(
+    client: RedisClient,
+    private readonly keyPrefix: string,
+  ) {
+    this.redis = withScripts(client);
+  }
+
+  private key(key: string): string {
+    return `${this.keyPrefix}t:${key}`;
+  }
+
+  reserve(key: string, limit: number, now: Date, windowS: number): Promise<ThrottleReservation> {
+    return redisCall(async () => {
+      const [granted, value] = (await this.redis.gatehouseThrottleReserve(
+        this.key(key),
+        now.getTime(),
+        limit,
+        windowS * 1000,
+      )) as [number, number];
+      return granted === 1 ? { granted: true, used: value } : { granted: false, retryAt: new Date(value) };
+    });
+  }
+
+  release(key: string): Promise<void> {
+    return redisCall(async () => {
+      await this.redis.gatehouseThrottleRelease(this.key(key));
+    });
+  }
+
+  reset(key: string): Promise<void> {
+    return redisCall(async () => {
+      await this.redis.del(this.key(key));
+    });
+  }
+
+  /** Redis expires spent windows itself; this ends sooner those that began before the cutoff. */
+  purgeOlderThan(cutoff: Date, limit: number): Promise<number> {
+    return redisCall(async () => {
+      const nodes = this.redis.isCluster && 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
+      let purged = 0;
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', `${this.keyPrefix}t:*`, 'COUNT', 500);
+          cursor = next;
+          for (const key of keys) {
+            if (purged >= limit) return purged;
+            const start = await this.redis.hget(key, 's');
+            if (start !== null && Number(start) < cutoff.getTime()) purged += await this.redis.del(key);
+          }
+        } while (cursor !== '0');
+      }
+      return purged;
+    });
+  }
+}
