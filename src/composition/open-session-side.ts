@@ -35,6 +35,7 @@ export async function openRedisSessionSide(config: Config): Promise<SessionSide 
       ? { clusterNodes: settings.clusterNodes, clusterAuth: settings.clusterAuth }
       : {}),
     commandTimeoutMs: settings.commandTimeoutMs,
+    ...(settings.tlsCa ? { tlsCa: settings.tlsCa } : {}),
   });
   // ioredis reports connection errors as events too; they are answered per command (503). The
   // last one says why start-up could not connect (refused, wrong password, TLS).
@@ -56,6 +57,16 @@ export async function openRedisSessionSide(config: Config): Promise<SessionSide 
     sessions: new RedisSessionRepository(client, {
       keyPrefix: settings.keyPrefix,
       idleTimeoutS: config.session.idleTimeoutS,
+      // On a cluster every master has a replica: creations and deletions wait for one (WAIT),
+      // for at most half the command time-out, so the WAIT itself never times out client-side.
+      ...(settings.clusterNodes
+        ? {
+            replicaAcks: {
+              replicas: 1,
+              timeoutMs: Math.min(1000, Math.floor(settings.commandTimeoutMs / 2)),
+            },
+          }
+        : {}),
     }),
     throttle: new RedisThrottleStore(client, settings.keyPrefix),
     isReady: async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -71,6 +72,7 @@ const envSchema = z.object({
   REDIS_CLUSTER_USERNAME: z.string().min(1).optional(),
   REDIS_CLUSTER_PASSWORD: z.string().min(1).optional(),
   REDIS_CLUSTER_TLS: bool.default(false),
+  REDIS_TLS_CA_FILE: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[^\s{}]{0,64}$/, 'must be up to 64 characters without spaces or braces')
@@ -169,6 +171,8 @@ export interface Config {
         clusterAuth: { username?: string; password?: string; tls: boolean };
         keyPrefix: string;
         commandTimeoutMs: number;
+        /** PEM certificates to trust for Redis TLS (REDIS_TLS_CA_FILE, read at start-up). */
+        tlsCa: string | undefined;
       };
   database:
     | { kind: 'postgres'; url: string; poolSize: number; queueTimeoutMs: number; statementTimeoutMs: number }
@@ -350,6 +354,16 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   if (env.WORKERS > 1 && !env.DATABASE_URL) {
     problems.push('WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process only)');
   }
+  let tlsCa: string | undefined;
+  if (env.REDIS_TLS_CA_FILE) {
+    try {
+      tlsCa = readFileSync(env.REDIS_TLS_CA_FILE, 'utf8');
+      if (!tlsCa.includes('-----BEGIN CERTIFICATE-----'))
+        problems.push('REDIS_TLS_CA_FILE: holds no PEM certificate');
+    } catch {
+      problems.push('REDIS_TLS_CA_FILE: cannot be read');
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config: Config = {
@@ -378,6 +392,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             },
             keyPrefix: env.REDIS_KEY_PREFIX,
             commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
+            tlsCa,
           }
         : { kind: 'sql' },
     database: env.DATABASE_URL

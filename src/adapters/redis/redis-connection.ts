@@ -12,6 +12,8 @@ export interface RedisConnectionSettings {
   clusterAuth?: { username?: string; password?: string; tls: boolean };
   /** Bound on any one command, so a stalled server answers 503 instead of hanging a request. */
   commandTimeoutMs: number;
+  /** PEM certificates to trust for TLS (a private CA); the system's CAs otherwise. */
+  tlsCa?: string;
 }
 
 /**
@@ -52,14 +54,18 @@ export function connectRedis(settings: RedisConnectionSettings): RedisClient {
           ...commonOptions(settings),
           ...(auth.username ? { username: auth.username } : {}),
           ...(auth.password ? { password: auth.password } : {}),
-          ...(auth.tls ? { tls: {} } : {}),
+          ...(auth.tls ? { tls: settings.tlsCa ? { ca: settings.tlsCa } : {} } : {}),
         },
       },
     );
   }
   if (!settings.url) throw new Error('connectRedis: neither a URL nor cluster nodes');
+  const tls = settings.url.startsWith('rediss://')
+    ? { tls: settings.tlsCa ? { ca: settings.tlsCa } : {} }
+    : {};
   return new Redis(settings.url, {
     ...commonOptions(settings),
+    ...tls,
     enableAutoPipelining: true,
     lazyConnect: false,
   });

@@ -104,8 +104,16 @@ export function withScripts(client: RedisClient): ScriptedRedis {
   for (const [name, definition] of Object.entries(SCRIPTS)) {
     if (!(name in client)) client.defineCommand(name, definition);
   }
-  return client as ScriptedRedis;
+  return client as unknown as ScriptedRedis;
 }
 
 type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+type ScriptStep = (...args: Array<string | number>) => ScriptedPipeline;
+/** A pipeline that knows the scripts too (ioredis adds defined commands to pipelines). */
+export type ScriptedPipeline = ReturnType<RedisClient['pipeline']> & Record<ScriptName, ScriptStep>;
 export type ScriptedRedis = RedisClient & Record<ScriptName, ScriptCall>;
+
+/** A pipeline on the client that can carry the scripts. */
+export function scriptedPipeline(redis: ScriptedRedis): ScriptedPipeline {
+  return redis.pipeline() as unknown as ScriptedPipeline;
+}

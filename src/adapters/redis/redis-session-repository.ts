@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Cluster } from 'ioredis';
 import type {
   LoginMethod,
   ProviderTokens,
@@ -8,13 +9,19 @@ import type {
 import type { SessionPage, SessionRepository } from '../../domain/session/session-repository.port.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-errors.js';
-import { type ScriptedRedis, withScripts } from './redis-scripts.js';
+import { type ScriptedPipeline, type ScriptedRedis, scriptedPipeline, withScripts } from './redis-scripts.js';
 
 export interface RedisSessionSettings {
   /** Prefix of every key (REDIS_KEY_PREFIX), so several deployments can share one Redis. */
   keyPrefix: string;
   /** SESSION_IDLE_TIMEOUT_S: a key lives until its session's earlier time-out, plus the grace. */
   idleTimeoutS: number;
+  /**
+   * Replicas that must hold a session's creation or deletion before it is answered (Redis `WAIT`
+   * on the session's node): 1 on a cluster, so an answered revocation survives the loss of its
+   * master; 0 on one server (nothing to wait for).
+   */
+  replicaAcks?: { replicas: number; timeoutMs: number };
 }
 
 /**
@@ -128,14 +135,33 @@ export class RedisSessionRepository implements SessionRepository {
       const ttl = Math.max(ends - session.createdAt.getTime(), 0) + EXPIRED_SESSION_GRACE_MS;
       const indexTtl =
         Math.max(session.expiresAt.getTime() - session.createdAt.getTime(), 0) + EXPIRED_SESSION_GRACE_MS;
-      // Indexes first: a session that exists is always in them.
+      // Indexes first: a session that exists is always in them. Each slot's writes go as one
+      // pipeline, followed on a cluster by WAIT on that slot's node, so a failover loses neither the
+      // session nor the index entries that let a revocation find it.
+      const acks = this.settings.replicaAcks;
+      const durable = (build: () => ScriptedPipeline) => () => {
+        const pipeline = build();
+        return acks && acks.replicas > 0 ? pipeline.wait(acks.replicas, acks.timeoutMs) : pipeline;
+      };
       const userKey = this.userKey(session.userId);
-      await this.redis.zadd(userKey, lastSeen, indexMember(session));
-      await this.redis.gatehouseIndexKeep(userKey, indexTtl);
+      await execOnOneNode(
+        this.redis,
+        durable(() =>
+          (
+            scriptedPipeline(this.redis).zadd(userKey, lastSeen, indexMember(session)) as ScriptedPipeline
+          ).gatehouseIndexKeep(userKey, indexTtl),
+        ),
+      );
       if (session.sso) {
         for (const key of this.ssoKeys(session.sso)) {
-          await this.redis.sadd(key, session.tokenHash);
-          await this.redis.gatehouseIndexKeep(key, indexTtl);
+          await execOnOneNode(
+            this.redis,
+            durable(() =>
+              (
+                scriptedPipeline(this.redis).sadd(key, session.tokenHash) as ScriptedPipeline
+              ).gatehouseIndexKeep(key, indexTtl),
+            ),
+          );
         }
       }
       const tokens: ProviderTokens | null = session.sso
@@ -145,12 +171,19 @@ export class RedisSessionRepository implements SessionRepository {
             refreshTokenSealed: session.sso.refreshTokenSealed,
           }
         : null;
-      await this.redis.gatehouseSessionCreate(
-        this.sessionKey(session.tokenHash),
-        JSON.stringify(recordOf(session)),
-        lastSeen,
-        tokens ? JSON.stringify(tokens) : '',
-        ttl,
+      // A login whose replica did not confirm in time is still answered: at worst a failover
+      // within the replication lag loses it, and its user logs in again (docs/operations.md).
+      await execOnOneNode(
+        this.redis,
+        durable(() =>
+          scriptedPipeline(this.redis).gatehouseSessionCreate(
+            this.sessionKey(session.tokenHash),
+            JSON.stringify(recordOf(session)),
+            lastSeen,
+            tokens ? JSON.stringify(tokens) : '',
+            ttl,
+          ),
+        ),
       );
     });
   }
@@ -183,9 +216,7 @@ export class RedisSessionRepository implements SessionRepository {
 
   /** Deletes the session and its index entries; returns it with its tokens, or null when absent. */
   private async take(tokenHash: string): Promise<StoredSession | null> {
-    const [raw, lastSeen, tokens] = (await this.redis.gatehouseSessionTake(
-      this.sessionKey(tokenHash),
-    )) as Array<string | null>;
+    const [raw, lastSeen, tokens] = await this.takeDurably(tokenHash);
     if (!raw || !lastSeen) return null;
     const session = sessionOf(tokenHash, raw, lastSeen);
     await this.redis.zrem(this.userKey(session.userId), indexMember(session));
@@ -204,6 +235,36 @@ export class RedisSessionRepository implements SessionRepository {
           }
         : null,
     };
+  }
+
+  /**
+   * Deletes the session key and, on a cluster, waits until a replica holds the deletion: a
+   * revocation answered is never undone by a master failover. When the node has replicas and none
+   * confirms in time, the revocation fails (503): the client retries, and the deletion is
+   * idempotent. A node without any replica (after a failover, until one is added) has nothing to
+   * fail over to, so there is nothing to wait for.
+   */
+  private async takeDurably(tokenHash: string): Promise<Array<string | null>> {
+    const acks = this.settings.replicaAcks;
+    const key = this.sessionKey(tokenHash);
+    if (!acks || acks.replicas === 0) {
+      return (await this.redis.gatehouseSessionTake(key)) as Array<string | null>;
+    }
+    // One pipeline: WAIT and INFO go to the node that deleted the key.
+    const results = await execOnOneNode(this.redis, () =>
+      scriptedPipeline(this.redis)
+        .gatehouseSessionTake(key)
+        .wait(acks.replicas, acks.timeoutMs)
+        .info('replication'),
+    );
+    const taken = results![0]![1] as Array<string | null>;
+    const acknowledged = results![1]![1] as number;
+    const replicas = Number(/connected_slaves:(\d+)/.exec(String(results![2]![1]))?.[1] ?? 0);
+    const needed = Math.min(acks.replicas, replicas);
+    if (taken[0] && acknowledged < needed) {
+      throw new Error(`session deletion confirmed by ${acknowledged} of ${needed} replicas in time`);
+    }
+    return taken;
   }
 
   deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number> {
@@ -367,4 +428,38 @@ function newestFirst(
   const byTime = b.createdAt.getTime() - a.createdAt.getTime();
   if (byTime !== 0) return byTime;
   return a.handle < b.handle ? 1 : a.handle > b.handle ? -1 : 0;
+}
+
+/** A pipeline's first failed command, thrown (each command's error is otherwise only in the results). */
+function throwPipelineError(
+  results: Array<[Error | null, unknown]> | null,
+): asserts results is Array<[Error | null, unknown]> {
+  if (!results) throw new Error('pipeline discarded');
+  for (const [error] of results) if (error) throw error;
+}
+
+const REDIRECTED = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/**
+ * Runs a pipeline whose keyed commands share one slot, with WAIT or INFO after them, so those reach
+ * the node that wrote. ioredis follows a cluster's redirections for a pipeline only when every
+ * command in it is read-only, which WAIT is not: after a failover such a pipeline would keep
+ * getting MOVED from a stale slot map. So a redirection here refreshes the map and runs the
+ * pipeline again (its commands are idempotent: a deletion already done finds nothing), a few
+ * times, about as long as a failover lasts; then the error is the answer (503).
+ */
+async function execOnOneNode(
+  redis: ScriptedRedis,
+  build: () => { exec(): Promise<Array<[Error | null, unknown]> | null> },
+): Promise<Array<[Error | null, unknown]>> {
+  for (let attempt = 1; ; attempt++) {
+    const results = await build().exec();
+    const redirected = results?.find(([error]) => error && REDIRECTED.test(error.message));
+    if (!redirected || !redis.isCluster || attempt >= 5) {
+      throwPipelineError(results);
+      return results;
+    }
+    await new Promise<void>((resolve) => (redis as Cluster).refreshSlotsCache(() => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
 }

@@ -1,0 +1,238 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Cluster, Redis } from 'ioredis';
+import { freePort } from './redis-server.js';
+
+const run = promisify(execFile);
+
+/** A real Redis Cluster of 3 masters and 3 replicas on loopback ports, nothing on disk. */
+export interface TestCluster {
+  /** `host:port` of every node (REDIS_CLUSTER_NODES). */
+  nodes: string[];
+  /** A cluster client for the test itself. */
+  client: Cluster;
+  /** The node currently master for this key's slot. */
+  masterOf(key: string): Promise<{ port: number; pid: number }>;
+  /** The replica of the master on `port`. */
+  replicaOf(masterPort: number): Promise<{ port: number; pid: number }>;
+  /** Sends a signal to one node: SIGSTOP freezes it (it neither answers nor replicates), SIGCONT resumes it. */
+  signal(port: number, signal: NodeJS.Signals): void;
+  /** SIGKILL one node (a crash). */
+  kill(port: number): Promise<void>;
+  /** Waits until the node on `port` has been promoted to master (a failover completed). */
+  waitPromoted(port: number, timeoutMs?: number): Promise<void>;
+  /** Waits until every slot has a master again (cluster_state:ok seen from a live node). */
+  waitHealthy(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function ping(port: number): Promise<boolean> {
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** True once this node is a master with a replica in sync, or a replica whose link to its master is up. */
+async function replicationReady(port: number): Promise<boolean> {
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    const info = await probe.info('replication');
+    if (/role:master/.test(info))
+      return /connected_slaves:[1-9]/.test(info) && /slave0:.*state=online/.test(info);
+    return /master_link_status:up/.test(info);
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+async function clusterState(port: number): Promise<string | null> {
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    const info = (await probe.call('CLUSTER', 'INFO')) as string;
+    return /cluster_state:(\w+)/.exec(info)?.[1] ?? null;
+  } catch {
+    return null;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** Starts six `redis-server --cluster-enabled yes` and joins them with `redis-cli --cluster create`. */
+export async function startTestCluster(): Promise<TestCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'gh-cluster-'));
+  const ports: number[] = [];
+  while (ports.length < 6) {
+    const port = await freePort();
+    // The cluster bus listens on port + 10000: keep both free and distinct.
+    if (port < 55_000 && !ports.includes(port)) ports.push(port);
+  }
+  const children = new Map<number, ChildProcess>();
+  for (const port of ports) {
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        '2000',
+        '--cluster-replica-validity-factor',
+        '0',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+      ],
+      { stdio: 'ignore' },
+    );
+    children.set(port, child);
+  }
+  for (const port of ports) {
+    const deadline = Date.now() + 10_000;
+    while (!(await ping(port))) {
+      if (Date.now() > deadline) throw new Error(`cluster node ${port} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  const nodes = ports.map((port) => `127.0.0.1:${port}`);
+  await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '1', '--cluster-yes']);
+
+  const waitHealthy = async (timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const live = [...children.entries()].filter(
+        ([, child]) => child.exitCode === null && child.signalCode === null,
+      );
+      const states = await Promise.all(live.map(([port]) => clusterState(port)));
+      if (states.length > 0 && states.every((state) => state === 'ok')) {
+        // Before the first WAIT can be answered, every replica must be in sync.
+        if (live.length < 6) return;
+        const synced = await Promise.all(live.map(([port]) => replicationReady(port)));
+        if (synced.every(Boolean)) return;
+      }
+      if (Date.now() > deadline) throw new Error(`cluster not healthy: ${states.join(',')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  await waitHealthy();
+
+  const client = new Cluster(
+    ports.map((port) => ({ host: '127.0.0.1', port })),
+    {
+      redisOptions: { maxRetriesPerRequest: 3 },
+      retryDelayOnClusterDown: 200,
+      retryDelayOnFailover: 200,
+    },
+  );
+  client.on('error', () => undefined);
+
+  return {
+    nodes,
+    client,
+    masterOf: async (key) => {
+      const slot = Number(await client.call('CLUSTER', 'KEYSLOT', key));
+      const slots = (await client.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+      const range = slots.find(([from, to]) => slot >= from && slot <= to)!;
+      const port = range[2][1];
+      return { port, pid: children.get(port)!.pid! };
+    },
+    replicaOf: async (masterPort) => {
+      for (const [port, child] of children) {
+        if (port === masterPort || child.exitCode !== null || child.signalCode !== null) continue;
+        const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+        probe.on('error', () => undefined);
+        try {
+          await probe.connect();
+          const info = await probe.info('replication');
+          if (new RegExp(`master_port:${masterPort}\\b`).test(info)) return { port, pid: child.pid! };
+        } finally {
+          probe.disconnect();
+        }
+      }
+      throw new Error(`no replica of ${masterPort}`);
+    },
+    waitPromoted: async (port, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const probe = new Redis({
+          port,
+          host: '127.0.0.1',
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        probe.on('error', () => undefined);
+        try {
+          await probe.connect();
+          if (/role:master/.test(await probe.info('replication'))) return;
+        } catch {
+          // not answering yet
+        } finally {
+          probe.disconnect();
+        }
+        if (Date.now() > deadline) throw new Error(`node ${port} was not promoted`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    signal: (port, signal) => {
+      children.get(port)?.kill(signal);
+    },
+    kill: async (port) => {
+      const child = children.get(port);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
+    },
+    waitHealthy,
+    close: async () => {
+      client.disconnect();
+      for (const child of children.values()) {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
