@@ -8,7 +8,8 @@ import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { throttleAttempts, throttleKeys } from '../support/stored.js';
 import { TestClock } from '../support/test-clock.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -26,7 +27,7 @@ type Response = Awaited<ReturnType<TestClient['request']>>;
 
 let seq = 0;
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`concurrent requests on one service [${store}]`, () => {
     let server: TestServer;
     // The embedded PGlite is one in-process connection (its statements queue up): fewer rounds
@@ -57,12 +58,14 @@ for (const store of STORES) {
     const login = (username: string, password: string, client = new TestClient(server.url)) =>
       client.post('/api/v1/login/', { username, password }).then((response) => ({ response, client }));
 
+    /** The user's sessions in the session store, whichever it is. */
+    async function sessionHashes(userId: string): Promise<string[]> {
+      const listed = await server.gatehouse.store.sessions.listForUser(userId, { limit: 100_000 });
+      return listed.map((session) => session.tokenHash);
+    }
+
     async function sessionCount(userId: string): Promise<number> {
-      const { rows } = await sql<{ n: number }>(
-        'SELECT count(*)::int AS n FROM sessions WHERE user_id = $1',
-        [userId],
-      );
-      return rows[0]!.n;
+      return (await sessionHashes(userId)).length;
     }
 
     it(`logs one user in ${logins} times in parallel: as many distinct sessions, is_first_login true exactly once`, async () => {
@@ -135,11 +138,7 @@ for (const store of STORES) {
         await Promise.all(racers);
 
         // What survives: the rotated session and sessions of logins with the new password, only.
-        const { rows } = await sql<{ token_hash: string }>(
-          'SELECT token_hash FROM sessions WHERE user_id = $1',
-          [userId],
-        );
-        const alive = new Set(rows.map((row) => row.token_hash));
+        const alive = new Set(await sessionHashes(userId));
         expect(alive.has(hashSessionToken(rotated))).toBe(true);
         for (const { client } of before.slice(1))
           expect(alive.has(hashSessionToken(client.session!))).toBe(false);
@@ -204,21 +203,13 @@ for (const store of STORES) {
 
     it(`counts every one of ${failures} parallel failures: no lost update on the throttle row`, async () => {
       const { username } = await freshUser();
-      const addressBefore = await sql<{ key: string; failures: number }>(
-        `SELECT key, failures FROM login_throttle WHERE key LIKE 'addr:%'`,
-      );
+      const addressBefore = { rows: await throttleKeys(server, 'addr:') };
       const results = await Promise.all(
         Array.from({ length: failures }, () => login(username, 'wrong password!!')),
       );
       expect(results.map(({ response }) => response.status)).toEqual(Array(failures).fill(401));
-      const { rows } = await sql<{ key: string; failures: number }>(
-        'SELECT key, failures FROM login_throttle WHERE key = $1',
-        [`user:${username}`],
-      );
-      expect(rows[0]?.failures).toBe(failures);
-      const addressAfter = await sql<{ key: string; failures: number }>(
-        `SELECT key, failures FROM login_throttle WHERE key LIKE 'addr:%'`,
-      );
+      expect(await throttleAttempts(server, `user:${username}`)).toBe(failures);
+      const addressAfter = { rows: await throttleKeys(server, 'addr:') };
       expect(addressAfter.rows).toHaveLength(1);
       const previous = addressBefore.rows.find((row) => row.key === addressAfter.rows[0]!.key)?.failures ?? 0;
       expect(addressAfter.rows[0]!.failures - previous).toBe(failures);
@@ -253,10 +244,7 @@ for (const store of STORES) {
           expect(response.body.code).toBe('TOO_MANY_ATTEMPTS');
           expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
         }
-        const { rows } = await server.gatehouse.database.client.query<{ failures: number }>(
-          `SELECT failures FROM login_throttle WHERE key = 'user:target'`,
-        );
-        expect(rows[0]!.failures).toBe(failed);
+        expect(await throttleAttempts(server, 'user:target')).toBe(failed);
         // Even the right password waits now.
         const right = await new TestClient(server.url).post('/api/v1/login/', {
           username: 'target',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserLevel } from '../../src/domain/user/user.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -24,7 +24,7 @@ async function login(server: TestServer, username: string, password = PASSWORD) 
   return { client, response };
 }
 
-for (const store of SERVICE_STORES) {
+for (const store of ALL_SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`password login [${store}]`, () => {
     let server: TestServer;
 

@@ -8,7 +8,7 @@ import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-passwor
 import { loadConfig } from '../../src/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -40,7 +40,7 @@ class HookedHasher implements PasswordHasher {
 
 let seq = 0;
 
-for (const store of SERVICE_STORES) {
+for (const store of ALL_SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`password change races [${store}]`, () => {
     const hasher = new HookedHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
     let server: TestServer;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -19,7 +19,7 @@ function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-for (const store of SERVICE_STORES) {
+for (const store of ALL_SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`own sessions over HTTP [${store}]`, () => {
     let server: TestServer;
     let conformance: OpenApiConformance;

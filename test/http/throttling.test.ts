@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -20,7 +20,7 @@ function expectThrottled(response: Response, retryAfterS: number): void {
   expect(response.setCookies).toEqual([]);
 }
 
-for (const store of SERVICE_STORES) {
+for (const store of ALL_SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`login throttling [${store}]`, () => {
     let server: TestServer;
 

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nonce as newNonce, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import {
@@ -53,7 +53,7 @@ function cookieValue(response: RawResponse): string {
   return line!.slice('sessionid='.length).split(';', 1)[0]!;
 }
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`CSRF defences [${store}]`, () => {
     const counter = new CaseCounter(`csrf [${store}]`);
     let tp: TestProvider;
@@ -98,11 +98,7 @@ for (const store of STORES) {
     }
 
     async function handleOf(token: string): Promise<string> {
-      const { rows } = await server.gatehouse.database.client.query<{ handle: string }>(
-        'SELECT handle FROM sessions WHERE token_hash = $1',
-        [sha256(token)],
-      );
-      return rows[0]!.handle;
+      return (await server.gatehouse.store.sessions.findByTokenHash(sha256(token)))!.handle;
     }
 
     /**

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nonce as newNonce, ProviderTap, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import {
   decodeJwtPayload,
   pkceChallenge,
@@ -27,7 +27,7 @@ const NEW_PASSWORD = 'Another Secret Passphrase 42';
 const WRONG_PASSWORDS = ['Wrong-Password-Alpha-1', 'Wrong-Password-Bravo-2', 'Wrong-Password-Charlie-3'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`log hygiene over a full scenario [${store}]`, () => {
     const encryptionKey = randomBytes(32).toString('base64');
     let tp: TestProvider;

@@ -7,6 +7,7 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
+import { storedSessionsAsText } from '../support/stored.js';
 import type { TestServer } from '../support/test-server.js';
 
 /** No request of these suites may take longer: a slower answer counts as a hang. */
@@ -275,10 +276,9 @@ export async function snapshotRows(server: TestServer): Promise<RowSnapshot> {
   const users = await client.query<{ row: string }>(
     'SELECT row_to_json(u)::text AS row FROM users u ORDER BY user_id',
   );
-  const sessions = await client.query<{ row: string }>(
-    'SELECT row_to_json(s)::text AS row FROM sessions s ORDER BY token_hash',
-  );
-  return { users: users.rows.map((r) => r.row), sessions: sessions.rows.map((r) => r.row) };
+  // Sessions from wherever the service keeps them (the sessions table, or Redis).
+  const sessions = (await storedSessionsAsText(server)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  return { users: users.rows.map((r) => r.row), sessions: sessions.map((s) => s.text) };
 }
 
 export async function rowsChanged(server: TestServer, before: RowSnapshot): Promise<string | null> {
@@ -305,6 +305,12 @@ export async function dumpDatabaseText(server: TestServer): Promise<string> {
       `SELECT ${quote(column)}::text AS value FROM ${quote(table)}`,
     );
     for (const row of rows) if (row.value !== null) parts.push(`${table}.${column}=${row.value}`);
+  }
+  // With SESSION_STORE=redis, the sessions are in Redis: they are part of what is stored.
+  if (server.config.sessionStore.kind === 'redis') {
+    for (const session of await storedSessionsAsText(server)) {
+      parts.push(`sessions.token_hash=${session.id}`, `sessions=${session.text}`);
+    }
   }
   return parts.join('\n');
 }

@@ -9,7 +9,7 @@ import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
 import { tokenBinding } from '../../src/domain/sso/token-sealer.port.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
-import { pgEnabled, STORES } from '../support/databases.js';
+import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -25,7 +25,7 @@ function summary(records: AuditRecord[]): string[] {
   );
 }
 
-for (const store of STORES) {
+for (const store of SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`SSO audit trail over HTTP [${store}]`, () => {
     let tp: TestProvider;
     let tap: ProviderTap;
@@ -119,24 +119,20 @@ for (const store of STORES) {
 
     /** Re-seals the session's provider tokens as if an earlier key had sealed them. */
     async function resealTokens(client: TestClient, sealer: AesTokenSealer): Promise<void> {
+      // Through the port, so it works on every session store: the session is taken out and put
+      // back with its tokens sealed by that key.
       const tokenHash = createHash('sha256').update(client.session!).digest('hex');
-      const { rows } = await server.gatehouse.database.client.query<{
-        issuer: string;
-        subject: string;
-        sid: string | null;
-      }>(
-        'SELECT sso_issuer AS issuer, sso_subject AS subject, sso_sid AS sid FROM sessions WHERE token_hash = $1',
-        [tokenHash],
-      );
-      const ref = rows[0]!;
-      await server.gatehouse.database.client.query(
-        'UPDATE sessions SET sso_access_token = $1, sso_refresh_token = $2 WHERE token_hash = $3',
-        [
-          sealer.seal('old-access', tokenBinding('access_token', ref)),
-          sealer.seal('old-refresh', tokenBinding('refresh_token', ref)),
-          tokenHash,
-        ],
-      );
+      const { sessions } = server.gatehouse.store;
+      const stored = (await sessions.deleteByTokenHash(tokenHash))!;
+      const ref = stored.sso!;
+      await sessions.create({
+        ...stored,
+        sso: {
+          ...ref,
+          accessTokenSealed: sealer.seal('old-access', tokenBinding('access_token', ref)),
+          refreshTokenSealed: sealer.seal('old-refresh', tokenBinding('refresh_token', ref)),
+        },
+      });
     }
 
     it('after a rotation with the former key in TOKEN_ENCRYPTION_KEYS_PREVIOUS: the logout still revokes', async () => {

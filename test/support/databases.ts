@@ -33,8 +33,17 @@ export const STORES: readonly StoreKind[] = ['pglite', 'postgres'];
  * Where a test service keeps its sessions: the SQL stores, or `redis` (SESSION_STORE=redis on the
  * run's redis-server, users on PGlite). The HTTP suites run on all three.
  */
-export type ServiceStoreKind = StoreKind | 'redis';
+export type ServiceStoreKind = StoreKind | 'redis' | 'redis-cluster';
 export const SERVICE_STORES: readonly ServiceStoreKind[] = ['pglite', 'postgres', 'redis'];
+/** The suites at the heart of the session guarantees run on the run's Redis Cluster as well. */
+export const ALL_SERVICE_STORES: readonly ServiceStoreKind[] = [...SERVICE_STORES, 'redis-cluster'];
+
+/** The run's Redis Cluster seed nodes (test/support/global-setup.ts), `host:port,...`. */
+export function testRedisClusterNodes(): string {
+  const nodes = inject('redisClusterNodes');
+  if (!nodes) throw new Error('no Redis Cluster: the global setup did not run');
+  return nodes;
+}
 
 /** The run's redis-server (test/support/global-setup.ts). */
 export function testRedisUrl(): string {

@@ -17,6 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { loadMigrations, migrate } from '../../src/adapters/sql/migrator.js';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { projectRoot } from '../../src/config/project-root.js';
+import { startTestCluster } from './redis-cluster.js';
 import { startTestRedis } from './redis-server.js';
 
 declare module 'vitest' {
@@ -27,6 +28,8 @@ declare module 'vitest' {
     pgliteEmptyTemplatePath: string;
     /** A redis-server of this run (its own port, nothing on disk), for the `[redis]` suites. */
     redisUrl: string;
+    /** A Redis Cluster of this run (3 masters, 3 replicas), `host:port,...`, for `[redis-cluster]`. */
+    redisClusterNodes: string;
   }
 }
 
@@ -97,7 +100,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgliteEmptyTemplatePath', emptyPath);
 
   // One Redis for the whole run: each test server takes a key prefix of its own.
-  const redis = await startTestRedis();
+  const [redis, cluster] = await Promise.all([startTestRedis(), startTestCluster()]);
   project.provide('redisUrl', redis.url);
-  return () => redis.close();
+  project.provide('redisClusterNodes', cluster.nodes.join(','));
+  return async () => {
+    await Promise.all([redis.close(), cluster.close()]);
+  };
 }

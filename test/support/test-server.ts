@@ -12,7 +12,13 @@ import {
   type UserLevel,
 } from '../../src/domain/user/user.js';
 import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
-import { openTestStore, type ServiceStoreKind, type StoreKind, testRedisUrl } from './databases.js';
+import {
+  openTestStore,
+  type ServiceStoreKind,
+  type StoreKind,
+  testRedisClusterNodes,
+  testRedisUrl,
+} from './databases.js';
 import { TestClock } from './test-clock.js';
 
 /** Environment every test server starts from; tests override single variables. */
@@ -56,6 +62,7 @@ let redisServers = 0;
 /** A real Gatehouse on a real loopback socket over a fresh, migrated database. */
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
   const onRedis = options.store === 'redis';
+  const onCluster = options.store === 'redis-cluster';
   redisServers += 1;
   const config = loadConfig({
     ...TEST_ENV,
@@ -66,6 +73,13 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
           SESSION_STORE: 'redis',
           REDIS_URL: testRedisUrl(),
           REDIS_KEY_PREFIX: `t${process.pid}-${redisServers}:`,
+        }
+      : {}),
+    ...(onCluster
+      ? {
+          SESSION_STORE: 'redis',
+          REDIS_CLUSTER_NODES: testRedisClusterNodes(),
+          REDIS_KEY_PREFIX: `c${process.pid}-${redisServers}:`,
         }
       : {}),
     ...options.env,
