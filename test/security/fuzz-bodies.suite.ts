@@ -12,6 +12,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT_BYTES } from '../../src/adapters/http/json-body.js';
 import { nonce as newNonce, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
 import { pgEnabled, type StoreKind } from '../support/databases.js';
 import { signJwt, startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
@@ -485,7 +486,10 @@ export function fuzzBodiesSuite(store: StoreKind): void {
               headers: { 'content-type': 'application/x-www-form-urlencoded' },
               body,
             });
-            expect([200, 400]).toContain(response.status);
+            // A form over the body limit (a long hostile sid signed into the token) is refused
+            // as such, before it is read; any other is answered 200 or 400.
+            const expected = Buffer.byteLength(body) > BODY_LIMIT_BYTES ? [413] : [200, 400];
+            expect(expected).toContain(response.status);
           }),
           { numRuns: RUNS.backchannel },
         );
