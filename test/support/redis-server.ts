@@ -76,7 +76,13 @@ export async function startTestRedis(extraArgs: string[] = []): Promise<TestRedi
       ],
       { stdio: 'ignore' },
     );
-    await waitForPing(port, password);
+    try {
+      await waitForPing(port, password);
+    } catch (error) {
+      // A server that never answered must not outlive the test run.
+      child.kill('SIGKILL');
+      throw error;
+    }
   };
   await start();
   const client = new Redis({ port, host: '127.0.0.1', ...(password ? { password } : {}) });
