@@ -11,10 +11,10 @@ import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import {
+  ALL_SERVICE_STORES,
   connectPostgres,
   openTestStore,
   pgEnabled,
-  STORES,
   schemaConnectionString,
   type TestPgSqlClient,
 } from '../support/databases.js';
@@ -57,7 +57,7 @@ class WallClock extends TestClock {
 
 let seq = 0;
 
-for (const store of STORES) {
+for (const store of ALL_SERVICE_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`a burst of parallel guesses [${store}]`, () => {
     const env = { LOGIN_MAX_FAILURES: String(MAX_FAILURES), LOG_LEVEL: 'warn' };
     const config = loadConfig({ ...TEST_ENV, ...env });
@@ -68,7 +68,7 @@ for (const store of STORES) {
     let b: TestServer;
 
     beforeAll(async () => {
-      shared = await openTestStore(store);
+      shared = await openTestStore(store === 'postgres' ? 'postgres' : 'pglite');
       // Two instances on one store: PostgreSQL gets a second pool of its own (another process's
       // view); the embedded PGlite is one database in this process, shared as it is.
       second =
@@ -79,7 +79,16 @@ for (const store of STORES) {
           : null;
       const clock = new WallClock();
       a = await startTestServer({ store, env, clock, passwordHasher: hasher, sqlClient: shared });
-      b = await startTestServer({ store, env, clock, passwordHasher: hasher, sqlClient: second ?? shared });
+      // On Redis the second instance reads and writes the first one's keys (one prefix).
+      const settings = a.config.sessionStore;
+      const sameKeys = settings.kind === 'redis' ? { REDIS_KEY_PREFIX: settings.keyPrefix } : {};
+      b = await startTestServer({
+        store,
+        env: { ...env, ...sameKeys },
+        clock,
+        passwordHasher: hasher,
+        sqlClient: second ?? shared,
+      });
     });
     afterAll(async () => {
       await b?.close();
