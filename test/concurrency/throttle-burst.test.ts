@@ -81,7 +81,8 @@ for (const store of ALL_SERVICE_STORES) {
       a = await startTestServer({ store, env, clock, passwordHasher: hasher, sqlClient: shared });
       // On Redis the second instance reads and writes the first one's keys (one prefix).
       const settings = a.config.sessionStore;
-      const sameKeys = settings.kind === 'redis' ? { REDIS_KEY_PREFIX: settings.keyPrefix } : {};
+      const sameKeys: Record<string, string> =
+        settings.kind === 'redis' ? { REDIS_KEY_PREFIX: settings.keyPrefix } : {};
       b = await startTestServer({
         store,
         env: { ...env, ...sameKeys },
