@@ -105,7 +105,7 @@ export interface PgCeiling {
   latency_ms: LatencySummary;
 }
 
-async function hammer(
+export async function hammer(
   durationS: number,
   concurrency: number,
   query: (index: number) => Promise<unknown>,

@@ -1,12 +1,17 @@
 /** Benchmark settings from the environment (all optional). */
 import { adminDatabaseUrl } from './databases.js';
 
-export type BenchStore = 'postgres' | 'pglite';
+export type BenchStore = 'postgres' | 'pglite' | 'redis' | 'redis-cluster';
+
+const ALL_STORES: readonly BenchStore[] = ['postgres', 'pglite', 'redis', 'redis-cluster'];
 
 export interface BenchOptions {
   /** Length of each timed phase (BENCH_SECONDS, default 10). */
   seconds: number;
-  /** BENCH_STORES, comma-separated; default both (PostgreSQL skipped when unreachable and not asked for). */
+  /**
+   * BENCH_STORES, comma-separated; default all four (the Redis stores keep users in PostgreSQL;
+   * PostgreSQL and Redis are skipped when unreachable or not installed, unless asked for).
+   */
   stores: BenchStore[];
   storesExplicit: boolean;
   /** Server on which a throwaway database is created. */
@@ -27,6 +32,10 @@ export interface BenchOptions {
   cpuProfDir: string | null;
   /** BENCH_PGLITE_TEMPLATE: a tar of a migrated PGlite data directory to start from (the smoke test). */
   pgliteTemplate: string | null;
+  /** Sessions added to Redis for the memory figure (BENCH_REDIS_SESSIONS, default 100,000). */
+  redisSessions: number;
+  /** Length of the cluster failover phase (BENCH_FAILOVER_SECONDS, default 20; the kill at 3 s). */
+  failoverSeconds: number;
   /** BENCH_SERVICE_ENV="A=1 B=2": extra environment for the service under test (experiments). */
   serviceEnv: Record<string, string>;
 }
@@ -51,10 +60,10 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 
 export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const storesRaw = env.BENCH_STORES?.trim();
-  const stores = (storesRaw ? storesRaw.split(',') : ['postgres', 'pglite']).map((store) => store.trim());
+  const stores = (storesRaw ? storesRaw.split(',') : [...ALL_STORES]).map((store) => store.trim());
   for (const store of stores) {
-    if (store !== 'postgres' && store !== 'pglite') {
-      throw new Error(`BENCH_STORES: unknown store "${store}" (postgres, pglite)`);
+    if (!ALL_STORES.includes(store as BenchStore)) {
+      throw new Error(`BENCH_STORES: unknown store "${store}" (${ALL_STORES.join(', ')})`);
     }
   }
   return {
@@ -71,6 +80,8 @@ export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Bench
     output: env.BENCH_OUTPUT || 'bench-results/latest.json',
     cpuProfDir: env.BENCH_CPU_PROF || null,
     pgliteTemplate: env.BENCH_PGLITE_TEMPLATE || null,
+    redisSessions: Math.round(positiveInt(env, 'BENCH_REDIS_SESSIONS', 100_000)),
+    failoverSeconds: positiveInt(env, 'BENCH_FAILOVER_SECONDS', 20),
     serviceEnv: parseAssignments(env.BENCH_SERVICE_ENV),
   };
 }

@@ -33,6 +33,16 @@ import {
 } from './load.js';
 import type { BenchOptions, BenchStore } from './options.js';
 import { processTree, ResourceSampler, type ResourceUse, rssBytes } from './proc.js';
+import {
+  type BenchRedis,
+  type FailoverWindow,
+  failoverWindow,
+  type RedisMemory,
+  redisCeiling,
+  redisMemoryPerSession,
+  redisServerInstalled,
+  startBenchRedis,
+} from './redis.js';
 import { BENCH_PASSWORD, passwordUser, type SeedResult, seed, WRONG_PASSWORD } from './seed.js';
 import { type RunningService, startService } from './service.js';
 import { type BenchProvider, type SsoPhaseResult, ssoPhase, startBenchProvider } from './sso.js';
@@ -91,6 +101,12 @@ export interface StoreReport {
   rss_high_water_mb: number | null;
   pg_lookup?: PgCeiling;
   store_lookup?: PgCeiling;
+  /** Redis stores: the same client reading one session key per call, at the session phase's concurrency. */
+  redis_lookup?: PgCeiling;
+  /** Redis stores: `INFO memory` before and after adding BENCH_REDIS_SESSIONS sessions. */
+  redis_memory?: RedisMemory;
+  /** The cluster: a master killed (SIGKILL) under session reads. */
+  failover?: FailoverWindow;
   exit_code: number | null;
   /** Warning and error lines the service logged. */
   service_log_lines: number;
@@ -239,13 +255,20 @@ async function runStore(
   const durationS = options.seconds;
   const tmp = await mkdtemp(join(tmpdir(), `gatehouse-bench-${kind}-`));
   let database: ThrowawayDatabase | null = null;
+  let redis: BenchRedis | null = null;
   let service: RunningService | null = null;
   try {
     let storeEnv: Record<string, string>;
-    if (kind === 'postgres') {
+    if (kind !== 'pglite') {
       database = await createThrowawayDatabase(options.adminDatabaseUrl);
       storeEnv = { DATABASE_URL: database.url };
       log(`[${kind}] database ${database.name}`);
+      if (kind === 'redis' || kind === 'redis-cluster') {
+        // Users, directory and audit stay in PostgreSQL; sessions and throttle counters go to Redis.
+        redis = await startBenchRedis(kind);
+        storeEnv = { ...storeEnv, ...redis.env };
+        log(`[${kind}] ${kind === 'redis' ? 'redis-server' : '3+3 cluster'} started`);
+      }
     } else {
       storeEnv = { DATA_DIR: join(tmp, 'data') };
       if (options.pgliteTemplate) {
@@ -258,12 +281,13 @@ async function runStore(
     const seeded = await seed({
       root,
       dir: tmp,
-      env: storeEnv,
+      // The import writes users only: the database is enough.
+      env: database ? { DATABASE_URL: database.url } : storeEnv,
       plan: { passwordUsers: options.users, ssoUsers: options.ssoUsers, ssoLevel: 8 },
     });
     log(`[${kind}] seeded via ${seeded.method} in ${seeded.ms} ms`);
 
-    const workers = kind === 'postgres' ? options.workers : 1;
+    const workers = kind === 'pglite' ? 1 : options.workers;
     const started = performance.now();
     service = await startService({
       root,
@@ -359,7 +383,42 @@ async function runStore(
 
     let pgLookup: PgCeiling | undefined;
     let storeLookup: PgCeiling | undefined;
-    if (database) {
+    let redisLookup: PgCeiling | undefined;
+    let redisMemory: RedisMemory | undefined;
+    let failover: FailoverWindow | undefined;
+    if (redis) {
+      log(
+        `[${kind}] ceiling: the Redis client reading one session key a call, ${options.sessionConnections} in flight`,
+      );
+      redisLookup = await redisCeiling({
+        redis,
+        durationS,
+        concurrency: options.sessionConnections,
+        tokenHashes: cookies.map(hashSessionToken),
+      });
+      log(`[${kind}]   ${redisLookup.queries_per_s} reads/s`);
+      log(`[${kind}] memory: ${options.redisSessions} sessions added, INFO memory before and after`);
+      redisMemory = await redisMemoryPerSession(redis, options.redisSessions);
+      log(
+        `[${kind}]   ${redisMemory.bytes_per_session} bytes a session (${redisMemory.create_s} s to add them)`,
+      );
+      if (redis.cluster) {
+        log(`[${kind}] failover: a master killed after 3 s of session reads, ${options.failoverSeconds} s`);
+        failover = await failoverWindow({
+          redis,
+          baseUrl,
+          cookies,
+          durationS: options.failoverSeconds,
+          killAfterMs: 3000,
+          lanes: 8,
+        });
+        log(
+          `[${kind}]   a session on the killed master answered again after ${failover.victim_session_back_ms} ms; ` +
+            `answers ${JSON.stringify(failover.statuses)}`,
+        );
+      }
+    }
+    if (kind === 'postgres' && database) {
       log(`[${kind}] ceilings: raw pg lookup and the store's session query (pool 10, 32 in flight)`);
       pgLookup = await pgCeiling({ databaseUrl: database.url, durationS, poolSize: 10, concurrency: 32 });
       storeLookup = await storeLookupCeiling({
@@ -411,6 +470,9 @@ async function runStore(
       rss_high_water_mb: hwm,
       ...(pgLookup ? { pg_lookup: pgLookup } : {}),
       ...(storeLookup ? { store_lookup: storeLookup } : {}),
+      ...(redisLookup ? { redis_lookup: redisLookup } : {}),
+      ...(redisMemory ? { redis_memory: redisMemory } : {}),
+      ...(failover ? { failover } : {}),
       exit_code: exitCode,
       service_log_lines: output.split('\n').filter((line) => line.trim() !== '').length,
       service_log_tail: output.slice(-2000),
@@ -418,6 +480,7 @@ async function runStore(
     return { report, cookies, sessionBody: sample.body };
   } finally {
     if (service) await service.stop(5000);
+    await redis?.close();
     if (database)
       await database
         .drop()
@@ -446,15 +509,21 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   }
   const skipped: Record<string, string> = {};
   const stores: BenchStore[] = [];
+  const postgresProblem = options.stores.some((store) => store !== 'pglite')
+    ? await postgresReachable(options.adminDatabaseUrl)
+    : null;
   for (const store of options.stores) {
-    if (store === 'postgres') {
-      const problem = await postgresReachable(options.adminDatabaseUrl);
-      if (problem) {
-        if (options.storesExplicit) throw new Error(`PostgreSQL is not reachable: ${problem}`);
-        skipped.postgres = `not reachable (${problem}); set BENCH_DATABASE_URL`;
-        log(`skipping PostgreSQL: ${problem}`);
-        continue;
-      }
+    if (store !== 'pglite' && postgresProblem) {
+      if (options.storesExplicit) throw new Error(`PostgreSQL is not reachable: ${postgresProblem}`);
+      skipped[store] = `PostgreSQL not reachable (${postgresProblem}); set BENCH_DATABASE_URL`;
+      log(`skipping ${store}: PostgreSQL ${postgresProblem}`);
+      continue;
+    }
+    if ((store === 'redis' || store === 'redis-cluster') && !redisServerInstalled()) {
+      if (options.storesExplicit) throw new Error('redis-server is not installed');
+      skipped[store] = 'redis-server is not installed (apt-get install redis-server)';
+      log(`skipping ${store}: no redis-server`);
+      continue;
     }
     stores.push(store);
   }
@@ -505,6 +574,18 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       failed_login_vs_argon2: ratio(report.phases.failed_login.req_per_s, argon2.verifies_per_s),
       session_get_vs_pg_lookup: ratio(get.req_per_s, report.pg_lookup?.queries_per_s),
       session_get_vs_store_lookup: ratio(get.req_per_s, report.store_lookup?.queries_per_s),
+      session_get_vs_redis_lookup: ratio(get.req_per_s, report.redis_lookup?.queries_per_s),
+      session_get_vs_postgres: ratio(
+        get.req_per_s,
+        reports.postgres
+          ? medianPhase([
+              reports.postgres.phases.session_get,
+              reports.postgres.phases.session_get_2,
+              reports.postgres.phases.session_get_3,
+            ]).req_per_s
+          : undefined,
+      ),
+      password_login_vs_postgres: ratio(login.req_per_s, reports.postgres?.phases.password_login.req_per_s),
     };
     const peakPerProcess = Math.max(
       report.rss_high_water_mb ?? 0,
@@ -520,6 +601,15 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       no_memory_growth_after_phase: report.memory_leak_check.within_10_pct,
       no_memory_growth_peak: report.memory_leak_check.peak_within_10_pct,
       no_user_enumeration_by_status_or_body: report.phases.login_failure_timing.same_answer,
+      ...(report.failover
+        ? {
+            failover_no_401_for_a_live_session: report.failover.live_session_401 === 0,
+            failover_no_500: (report.failover.statuses['500'] ?? 0) === 0,
+            failover_session_back_within_10s:
+              report.failover.victim_session_back_ms !== null &&
+              report.failover.victim_session_back_ms < 10_000,
+          }
+        : {}),
     };
   }
 
@@ -541,7 +631,8 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       sessions: options.sessions,
       users: options.users,
       sso_users: options.ssoUsers,
-      workers_postgres: options.workers,
+      workers_postgres_and_redis: options.workers,
+      redis_sessions_for_memory: options.redisSessions,
       service_env: [
         'NODE_ENV=production LOG_LEVEL=warn BOOTSTRAP_ADMIN=false LOGIN_MAX_FAILURES=1000',
         ...Object.entries(options.serviceEnv).map(([name, value]) => `${name}=${value}`),

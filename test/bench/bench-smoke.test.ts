@@ -55,7 +55,10 @@ describe('benchmark (smoke run, no thresholds)', () => {
       env: {
         ...process.env,
         BENCH_SECONDS: '1',
-        BENCH_STORES: pgUrl ? 'pglite,postgres' : 'pglite',
+        // The Redis stores keep their users in PostgreSQL: they run where it does.
+        BENCH_STORES: pgUrl ? 'pglite,postgres,redis,redis-cluster' : 'pglite',
+        BENCH_REDIS_SESSIONS: '2000',
+        BENCH_FAILOVER_SECONDS: '10',
         ...(pgUrl ? { BENCH_DATABASE_URL: pgUrl } : {}),
         BENCH_SESSIONS: '16',
         BENCH_USERS: '16',
@@ -77,7 +80,7 @@ describe('benchmark (smoke run, no thresholds)', () => {
     if (code !== 0) throw new Error(`the benchmark exited with ${code}:\n${stderr.slice(-4000)}`);
     report = JSON.parse(stdout) as BenchReport;
     expect(JSON.parse(readFileSync(output, 'utf8'))).toEqual(report);
-  }, 110_000);
+  }, 180_000);
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -88,7 +91,8 @@ describe('benchmark (smoke run, no thresholds)', () => {
     if (pgUrl) expect(report.ceilings.pg_lookup?.queries).toBeGreaterThan(0);
   });
 
-  for (const store of pgUrl ? (['pglite', 'postgres'] as const) : (['pglite'] as const)) {
+  const stores = pgUrl ? (['pglite', 'postgres', 'redis', 'redis-cluster'] as const) : (['pglite'] as const);
+  for (const store of stores) {
     it(`runs every phase against ${store}`, () => {
       const result = report.stores[store];
       expect(result, stderr.slice(-2000)).toBeDefined();
@@ -120,4 +124,25 @@ describe('benchmark (smoke run, no thresholds)', () => {
       expect(report.ratios[store]?.password_login_vs_argon2).toBeGreaterThan(0);
     });
   }
+
+  it.skipIf(!pgUrl)('measures Redis: the client ceiling and memory per session [redis]', () => {
+    for (const store of ['redis', 'redis-cluster'] as const) {
+      const result = report.stores[store]!;
+      expect(result.redis_lookup?.queries, store).toBeGreaterThan(0);
+      expect(result.redis_memory?.sessions, store).toBe(2000);
+      // A session takes some hundreds of bytes to a few KiB: a figure outside that is a wrong measurement.
+      expect(result.redis_memory?.bytes_per_session, store).toBeGreaterThan(200);
+      expect(result.redis_memory?.bytes_per_session, store).toBeLessThan(8192);
+      expect(report.ratios[store]?.session_get_vs_redis_lookup, store).toBeGreaterThan(0);
+      expect(report.ratios[store]?.session_get_vs_postgres, store).toBeGreaterThan(0);
+    }
+  });
+
+  it.skipIf(!pgUrl)('measures the failover window of a killed cluster master [redis-cluster]', () => {
+    const failover = report.stores['redis-cluster']!.failover!;
+    expect(failover.victim_session_back_ms).toBeGreaterThan(0);
+    expect(failover.live_session_401).toBe(0);
+    expect(failover.statuses['500'] ?? 0).toBe(0);
+    expect(report.goals['redis-cluster']?.failover_session_back_within_10s).toBe(true);
+  });
 });
