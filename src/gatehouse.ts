@@ -1,11 +1,10 @@
 import type { Container } from 'inversify';
-import type Koa from 'koa';
-import type { Middleware } from 'koa';
-import { embeddedSessionGuard } from './adapters/http/embedded-session-guard.js';
-import type { GatehouseState } from './adapters/http/state.js';
+import type { HttpApp } from './adapters/http/http-app.js';
+import { HttpCore } from './adapters/http/http-core.js';
+import { koaSessionGuard } from './adapters/koa/koa-session-guard.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { GatehouseMetrics } from './adapters/metrics/gatehouse-metrics.js';
-import { createMetricsApp } from './adapters/metrics/metrics-routes.js';
+import { metricsRoutes } from './adapters/metrics/metrics-routes.js';
 import { PgSqlClient } from './adapters/sql/pg-sql-client.js';
 import type { SqlClient } from './adapters/sql/sql-client.js';
 import type { SqlStore } from './adapters/sql/sql-store.js';
@@ -14,6 +13,7 @@ import type { Purger } from './application/purger.js';
 import type { SessionAuthenticator } from './application/session-authenticator.js';
 import { warnAboutConfiguration } from './composition/configuration-warnings.js';
 import { buildContainer } from './composition/container.js';
+import { createHttpApp } from './composition/http-transport.js';
 import { openServiceStore } from './composition/open-service-store.js';
 import { openSqlClient } from './composition/open-store.js';
 import { createSsoParts } from './composition/sso-parts.js';
@@ -38,7 +38,8 @@ export interface GatehouseOptions {
 }
 
 export interface Gatehouse {
-  app: Koa<GatehouseState>;
+  /** The API on the transport HTTP_TRANSPORT names (Koa or Fastify): serve it with `listen`. */
+  app: HttpApp;
   /** The store the service uses: the database, or (SESSION_STORE=redis) the database with sessions in Redis. */
   store: Store;
   /** The database: users, directory, audit (and sessions with SESSION_STORE=sql). */
@@ -53,13 +54,14 @@ export interface Gatehouse {
    * With METRICS_PORT set, the app serving `/metrics` (and nothing else) for a listener of its
    * own on `config.metrics` (main.ts starts it); null when /metrics is on the main app.
    */
-  metricsApp: Koa<GatehouseState> | null;
+  metricsApp: HttpApp | null;
   /**
-   * The session check and expired-credentials gate for a product team's own routes:
+   * The session check and expired-credentials gate for a product team's own Koa routes:
    * `router.get('/api/v1/things', gatehouse.requireSession(), handler)`; the handler finds the
-   * session and user on `ctx.state.gatehouse`.
+   * session and user on `ctx.state.gatehouse`. Express and Fastify: `gatehouse/express`,
+   * `gatehouse/fastify`.
    */
-  requireSession(options?: { allowExpiredCredentials?: boolean }): Middleware<GatehouseState>;
+  requireSession(options?: { allowExpiredCredentials?: boolean }): ReturnType<typeof koaSessionGuard>;
   /**
    * The periodic purge of dead sessions, stale throttling rows and old audit events, started
    * here (every PURGE_INTERVAL_S; unref'd) and stopped by close(). `runOnce()` runs one cycle now.
@@ -68,7 +70,7 @@ export interface Gatehouse {
   close(): Promise<void>;
 }
 
-/** Opens the store (migrating it), builds the container and the Koa app. */
+/** Opens the store (migrating it), builds the container and the HTTP app of the configured transport. */
 export async function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
   const logger = options.logger ?? createLogger(options.config.logLevel);
   // Interpreter and provider settings are checked before the store opens, so a bad one fails fast.
@@ -97,10 +99,29 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
   const authenticator = container.get(TOKENS.SessionAuthenticator);
   const purger = container.get(TOKENS.Purger);
   purger.start();
+  const transport = options.config.http.transport;
+  const proxy = { trustedProxyHops: options.config.http.trustedProxyHops };
+  const app = await createHttpApp(transport, container.get(TOKENS.HttpCore), proxy);
+  // METRICS_PORT: `/metrics` and nothing else (every other path is a 404 problem), so the scrape
+  // port can be kept off the public network.
+  const metricsApp =
+    options.config.metrics.port === null
+      ? null
+      : await createHttpApp(
+          transport,
+          new HttpCore({
+            logger,
+            trustedOrigins: [],
+            routes: metricsRoutes(metrics),
+            authenticator,
+            cookieName: options.config.cookie.name,
+          }),
+          proxy,
+        );
   return {
-    app: container.get(TOKENS.HttpApp),
+    app,
     metrics,
-    metricsApp: options.config.metrics.port === null ? null : createMetricsApp(metrics, logger),
+    metricsApp,
     store,
     database,
     container,
@@ -108,8 +129,8 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     logger,
     authenticator,
     requireSession: (guardOptions = {}) =>
-      // A product route has no originCheck in front of it: the guard checks unsafe methods' Origin.
-      embeddedSessionGuard(authenticator, {
+      // A product route has no Origin check in front of it: the guard checks unsafe methods' Origin.
+      koaSessionGuard(authenticator, {
         cookieName: options.config.cookie.name,
         trustedOrigins: options.config.trustedOrigins,
         allowExpiredCredentials: guardOptions.allowExpiredCredentials ?? false,

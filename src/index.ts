@@ -1,12 +1,11 @@
-// The package entry for product teams embedding Gatehouse in their own Koa service.
+// The package entry for product teams embedding Gatehouse in their own service. The guards for
+// their own routes: `gatehouse/koa`, `gatehouse/express`, `gatehouse/fastify` (Koa's also here).
 
-// The guard for product routes checks the Origin of unsafe methods too (CSRF), then the session.
-export {
-  type EmbeddedSessionGuardOptions as SessionGuardOptions,
-  embeddedSessionGuard as sessionGuard,
-} from './adapters/http/embedded-session-guard.js';
+export type { HttpApp, HttpTransport } from './adapters/http/http-app.js';
 export { listen, type RunningServer } from './adapters/http/server.js';
+export type { ProductGuardOptions as SessionGuardOptions } from './adapters/http/session-guard.js';
 export type { GatehouseState } from './adapters/http/state.js';
+export { koaSessionGuard as sessionGuard } from './adapters/koa/koa-session-guard.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
 export { type Config, ConfigError, loadConfig } from './config/config.js';
 export type { Ids } from './domain/profile/ids.js';

@@ -95,6 +95,7 @@ async function main(): Promise<void> {
       url: running.url,
       store: config.database.kind,
       session_store: sessionStoreName(config),
+      transport: gatehouse.app.transport,
       sso: config.oidc ? 'on' : 'off',
       // libuv's pool, on which the password hashes run (set by start.cts unless given).
       hashing_threads: Number(process.env.UV_THREADPOOL_SIZE ?? 4),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
-import { createHttpApp } from '../adapters/http/app.js';
+import { HttpCore } from '../adapters/http/http-core.js';
 import { buildOpenApiDocument } from '../adapters/http/openapi/document.js';
 import { OPERATIONS } from '../adapters/http/openapi/operations.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
@@ -41,7 +41,7 @@ function serviceVersion(): string {
 }
 
 export const httpModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.HttpApp)
+  bind(TOKENS.HttpCore)
     .toResolvedValue(
       (
         config: Config,
@@ -57,22 +57,23 @@ export const httpModule = new ContainerModule(({ bind }) => {
         metrics: GatehouseMetrics | null,
         sessionManagement: SessionManagement,
       ) =>
-        createHttpApp({
+        new HttpCore({
           logger,
           trustedOrigins: config.trustedOrigins,
-          trustedProxyHops: config.http.trustedProxyHops,
+          authenticator,
+          cookieName: config.cookie.name,
           ...(metrics ? { onClientAbort: metrics.clientAborted } : {}),
-          routers: [
-            healthRoutes(store, sessionStoreName(config)),
-            sessionRoutes({
+          routes: [
+            ...healthRoutes(store, sessionStoreName(config)),
+            ...sessionRoutes({
               passwordLogin,
               logout,
               changePassword,
               authenticator,
               cookie: config.cookie,
             }),
-            ownSessionRoutes({ sessions: sessionManagement, authenticator, cookie: config.cookie }),
-            ssoRoutes({
+            ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
+            ...ssoRoutes({
               sso:
                 ssoLogin && ssoLogout && backchannelLogout
                   ? { login: ssoLogin, logout: ssoLogout, backchannelLogout }
@@ -80,7 +81,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               cookie: config.cookie,
               authenticator,
             }),
-            openApiRoutes(
+            ...openApiRoutes(
               buildOpenApiDocument({
                 operations: OPERATIONS,
                 features: { metricsOnMainPort: metricsOnMainPort(config, metrics) },
@@ -88,7 +89,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
                 version: serviceVersion(),
               }),
             ),
-            ...(metrics && metricsOnMainPort(config, metrics) ? [metricsRoutes(metrics)] : []),
+            ...(metrics && metricsOnMainPort(config, metrics) ? metricsRoutes(metrics) : []),
           ],
         }),
       [

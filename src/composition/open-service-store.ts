@@ -1,6 +1,7 @@
 import type { Logger } from '../adapters/logging/logger.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
+import { SqlUserLookup } from '../adapters/sql/sql-user-lookup.js';
 import type { Config } from '../config/config.js';
 import type { Store } from '../domain/store.port.js';
 import { openRedisSessionSide } from './open-session-side.js';
@@ -20,7 +21,8 @@ export async function openServiceStore(
   const { store: database, applied } = await openStore(config, logger, options);
   if (config.sessionStore.kind === 'sql') return { store: database, database, applied };
   try {
-    return { store: new SplitStore(database, await openRedisSessionSide(config)), database, applied };
+    const side = await openRedisSessionSide(config);
+    return { store: new SplitStore(database, side, new SqlUserLookup(database.client)), database, applied };
   } catch (error) {
     await database.close();
     throw error;

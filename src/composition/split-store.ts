@@ -37,9 +37,14 @@ export class SplitStore implements Store {
   readonly sessions: SessionRepository;
   readonly throttle: ThrottleStore;
 
+  /**
+   * `sessionUsers` finds the user of each session check (a batched lookup on the database; the
+   * database's own user repository when none is given).
+   */
   constructor(
     private readonly database: Store,
     private readonly side: SessionSide,
+    private readonly sessionUsers: Pick<Store['users'], 'findByUserId'> = database.users,
   ) {
     this.users = database.users;
     this.directory = database.directory;
@@ -54,7 +59,7 @@ export class SplitStore implements Store {
   async findSessionWithUser(tokenHash: string): Promise<SessionWithUser | null> {
     const session = await this.side.sessions.findByTokenHash(tokenHash);
     if (!session) return null;
-    const user = await this.database.users.findByUserId(session.userId);
+    const user = await this.sessionUsers.findByUserId(session.userId);
     return user ? { session, user } : null;
   }
 

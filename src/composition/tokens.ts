@@ -1,6 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
-import type Koa from 'koa';
-import type { GatehouseState } from '../adapters/http/state.js';
+import type { HttpCore } from '../adapters/http/http-core.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import type { BackchannelLogout } from '../application/backchannel-logout.js';
@@ -57,5 +56,5 @@ export const TOKENS = {
   SsoLogin: Symbol.for('gatehouse.SsoLogin') as ServiceIdentifier<SsoLogin | null>,
   SsoLogout: Symbol.for('gatehouse.SsoLogout') as ServiceIdentifier<SsoLogout | null>,
   BackchannelLogout: Symbol.for('gatehouse.BackchannelLogout') as ServiceIdentifier<BackchannelLogout | null>,
-  HttpApp: Symbol.for('gatehouse.HttpApp') as ServiceIdentifier<Koa<GatehouseState>>,
+  HttpCore: Symbol.for('gatehouse.HttpCore') as ServiceIdentifier<HttpCore>,
 } as const;

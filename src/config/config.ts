@@ -55,6 +55,7 @@ const envSchema = z.object({
   DATABASE_QUEUE_TIMEOUT_MS: int(1, 60_000).default(2000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
   SESSION_STORE: z.enum(['sql', 'redis'], { message: 'must be sql or redis' }).default('sql'),
+  HTTP_TRANSPORT: z.enum(['koa', 'fastify'], { message: 'must be koa or fastify' }).default('koa'),
   REDIS_URL: z
     .string()
     .refine(
@@ -145,6 +146,8 @@ export type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   http: {
+    /** Which HTTP adapter serves the API (HTTP_TRANSPORT): the same routes and answers on either. */
+    transport: 'koa' | 'fastify';
     port: number;
     host: string;
     /** Proxies in front of the service whose `X-Forwarded-*` headers are believed; 0: none. */
@@ -368,6 +371,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
 
   const config: Config = {
     http: {
+      transport: env.HTTP_TRANSPORT,
       port: env.PORT,
       host: env.HOST,
       trustedProxyHops: env.TRUST_PROXY,

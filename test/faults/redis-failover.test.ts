@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
-import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
-import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+import type { TestCluster } from '../support/redis-cluster.js';
+import { TestClient, type TestServer } from '../support/test-server.js';
+import { startServiceOnOwnCluster } from './support/cluster-service.js';
 import { report, sleep } from './support/timing.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -19,19 +20,12 @@ describe('Redis Cluster master failover under load [redis-cluster]', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    cluster = await startTestCluster();
-    server = await startTestServer({
-      env: {
-        SESSION_STORE: 'redis',
-        REDIS_CLUSTER_NODES: cluster.nodes.join(','),
-        REDIS_KEY_PREFIX: PREFIX,
-        REDIS_COMMAND_TIMEOUT_MS: '1000',
-        LOGIN_MAX_FAILURES: '1000',
-      },
-    });
-    for (const username of USERS) {
-      await seedUser(server, { username, password: PASSWORD, tenantId: 't1', groupId: 'g1' });
-    }
+    ({ cluster, server } = await startServiceOnOwnCluster({
+      keyPrefix: PREFIX,
+      usernames: USERS,
+      password: PASSWORD,
+      env: { LOGIN_MAX_FAILURES: '1000' },
+    }));
   }, 60_000);
   afterAll(async () => {
     await server?.close();

@@ -33,19 +33,11 @@ function conforms(
   if (expected.code) expect(response.body.code).toBe(expected.code);
 }
 
-/** The (method, path) pairs the Koa app routes, path parameters as `{name}`. */
+/** The (method, path) pairs the service routes, path parameters as `{name}`. */
 function servedRoutes(server: TestServer): string[] {
-  const routes = new Set<string>();
-  type Layer = { path: string | RegExp; methods: string[] };
-  for (const middleware of server.gatehouse.app.middleware as Array<{ router?: { stack: Layer[] } }>) {
-    for (const layer of middleware.router?.stack ?? []) {
-      for (const method of layer.methods) {
-        if (method === 'HEAD') continue;
-        routes.add(`${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`);
-      }
-    }
-  }
-  return [...routes].sort();
+  return server.gatehouse.app.routes
+    .map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`)
+    .sort();
 }
 
 function documentedRoutes(document: Json): string[] {

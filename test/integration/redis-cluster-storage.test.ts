@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
-import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { newSession, sessionRepositoryContract } from '../contract/session-repository.contract.js';
 import { throttleStoreContract } from '../contract/throttle-store.contract.js';
 import { newUser, T0 } from '../contract/user-repository.contract.js';
-import { openTestStore, repositories, truncateAll } from '../support/databases.js';
+import { openTestStore } from '../support/databases.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
+import { freshRedisSplitStores } from '../support/redis-stores.js';
 
 // The session and throttle contracts on a real Redis Cluster (3 masters, 3 replicas) started for
 // this file, users on PGlite. Creations and deletions wait for a replica (WAIT 1), as the service
@@ -16,7 +15,6 @@ describe('Redis Cluster storage [redis-cluster]', () => {
   let cluster: TestCluster;
   let client: RedisClient;
   let sql: SqlClient;
-  let run = 0;
 
   beforeAll(async () => {
     cluster = await startTestCluster();
@@ -30,29 +28,12 @@ describe('Redis Cluster storage [redis-cluster]', () => {
     await cluster?.close();
   });
 
-  const fresh = async () => {
-    await truncateAll(sql);
-    run += 1;
-    const keyPrefix = `c${run}:`;
-    const database = repositories(sql);
-    const sessions = new RedisSessionRepository(client, {
-      keyPrefix,
-      idleTimeoutS: 1800,
-      replicaAcks: { replicas: 1, timeoutMs: 1000 },
-    });
-    return {
-      ...database,
-      sessions,
-      throttle: new RedisThrottleStore(client, keyPrefix),
-      findSessionWithUser: async (tokenHash: string) => {
-        const session = await sessions.findByTokenHash(tokenHash);
-        if (!session) return null;
-        const user = await database.users.findByUserId(session.userId);
-        return user ? { session, user } : null;
-      },
-      close: async () => {},
-    };
-  };
+  const { fresh, prefix } = freshRedisSplitStores(
+    () => sql,
+    () => client,
+    'c',
+    { idleTimeoutS: 1800, replicaAcks: { replicas: 1, timeoutMs: 1000 } },
+  );
 
   sessionRepositoryContract(fresh);
   throttleStoreContract(fresh);
@@ -64,7 +45,7 @@ describe('Redis Cluster storage [redis-cluster]', () => {
     for (const session of created) await store.sessions.create(session);
     const masters = new Set<number>();
     for (const session of created)
-      masters.add((await cluster.masterOf(`c${run}:s:${session.tokenHash}`)).port);
+      masters.add((await cluster.masterOf(`${prefix()}s:${session.tokenHash}`)).port);
     expect(masters.size).toBe(3);
     expect(await store.sessions.listForUser(user.userId, { limit: 100 })).toHaveLength(30);
     expect(await store.sessions.deleteAllForUser(user.userId)).toBe(30);

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
-import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionRepositoryContract } from '../contract/session-repository.contract.js';
 import { throttleStoreContract } from '../contract/throttle-store.contract.js';
-import { openTestStore, repositories, truncateAll } from '../support/databases.js';
+import { openTestStore } from '../support/databases.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { freshRedisSplitStores } from '../support/redis-stores.js';
 
 // The session and throttle contracts on a real redis-server, users on PGlite: the split the
 // service runs with SESSION_STORE=redis. One server and one database for the file; each test gets
@@ -15,7 +14,6 @@ describe('Redis storage [redis]', () => {
   let redis: TestRedis;
   let client: RedisClient;
   let sql: SqlClient;
-  let run = 0;
 
   beforeAll(async () => {
     redis = await startTestRedis();
@@ -28,40 +26,27 @@ describe('Redis storage [redis]', () => {
     await redis?.close();
   });
 
-  const fresh = async () => {
-    await truncateAll(sql);
-    run += 1;
-    const keyPrefix = `test${run}:`;
-    const database = repositories(sql);
-    const sessions = new RedisSessionRepository(client, { keyPrefix, idleTimeoutS: 1800 });
-    return {
-      ...database,
-      sessions,
-      throttle: new RedisThrottleStore(client, keyPrefix),
-      findSessionWithUser: async (tokenHash: string) => {
-        const session = await sessions.findByTokenHash(tokenHash);
-        if (!session) return null;
-        const user = await database.users.findByUserId(session.userId);
-        return user ? { session, user } : null;
-      },
-      close: async () => {},
-    };
-  };
+  const { fresh, prefix } = freshRedisSplitStores(
+    () => sql,
+    () => client,
+    'test',
+  );
 
   sessionRepositoryContract(fresh);
   throttleStoreContract(fresh);
 
   it('keeps every key under the prefix, and gives each session key a time to live', async () => {
     const store = await fresh();
-    const prefix = `test${run}:`;
     const { newSession } = await import('../contract/session-repository.contract.js');
     const { newUser, T0 } = await import('../contract/user-repository.contract.js');
     const user = await store.users.create(newUser({ username: 'ttl' }), T0);
     const session = newSession(user.userId);
     await store.sessions.create(session);
-    const keys = await redis.client.keys(`${prefix}*`);
-    expect(keys.sort()).toEqual([`${prefix}s:${session.tokenHash}`, `${prefix}u:{${user.userId}}`].sort());
-    const ttl = await redis.client.pttl(`${prefix}s:${session.tokenHash}`);
+    const keys = await redis.client.keys(`${prefix()}*`);
+    expect(keys.sort()).toEqual(
+      [`${prefix()}s:${session.tokenHash}`, `${prefix()}u:{${user.userId}}`].sort(),
+    );
+    const ttl = await redis.client.pttl(`${prefix()}s:${session.tokenHash}`);
     // Idle time-out (30 min) plus the 10 min grace.
     expect(ttl).toBeGreaterThan(39 * 60_000);
     expect(ttl).toBeLessThanOrEqual(40 * 60_000);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
-import { freePort } from './redis-server.js';
+import { freePort, probeRedis } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -29,67 +29,35 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-async function ping(port: number): Promise<boolean> {
-  const probe = new Redis({
+const ping = (port: number) =>
+  probeRedis(
     port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+    async (probe) => (await probe.ping()) === 'PONG',
+    () => false,
+  );
 
 /** True once this node is a master with a replica in sync, or a replica whose link to its master is up. */
-async function replicationReady(port: number): Promise<boolean> {
-  const probe = new Redis({
+const replicationReady = (port: number) =>
+  probeRedis(
     port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    const info = await probe.info('replication');
-    if (/role:master/.test(info))
-      return /connected_slaves:[1-9]/.test(info) && /slave0:.*state=online/.test(info);
-    return /master_link_status:up/.test(info);
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+    async (probe) => {
+      const info = await probe.info('replication');
+      if (/role:master/.test(info))
+        return /connected_slaves:[1-9]/.test(info) && /slave0:.*state=online/.test(info);
+      return /master_link_status:up/.test(info);
+    },
+    () => false,
+  );
 
-async function clusterState(port: number): Promise<string | null> {
-  const probe = new Redis({
+const clusterState = (port: number) =>
+  probeRedis(
     port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    const info = (await probe.call('CLUSTER', 'INFO')) as string;
-    return /cluster_state:(\w+)/.exec(info)?.[1] ?? null;
-  } catch {
-    return null;
-  } finally {
-    probe.disconnect();
-  }
-}
+    async (probe) => {
+      const info = (await probe.call('CLUSTER', 'INFO')) as string;
+      return /cluster_state:(\w+)/.exec(info)?.[1] ?? null;
+    },
+    () => null,
+  );
 
 /** Starts six `redis-server --cluster-enabled yes` and joins them with `redis-cli --cluster create`. */
 export async function startTestCluster(): Promise<TestCluster> {
@@ -180,37 +148,24 @@ export async function startTestCluster(): Promise<TestCluster> {
     replicaOf: async (masterPort) => {
       for (const [port, child] of children) {
         if (port === masterPort || child.exitCode !== null || child.signalCode !== null) continue;
-        const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-        probe.on('error', () => undefined);
-        try {
-          await probe.connect();
-          const info = await probe.info('replication');
-          if (new RegExp(`master_port:${masterPort}\\b`).test(info)) return { port, pid: child.pid! };
-        } finally {
-          probe.disconnect();
-        }
+        const replicates = await probeRedis(
+          port,
+          async (probe) => new RegExp(`master_port:${masterPort}\\b`).test(await probe.info('replication')),
+          () => false,
+        );
+        if (replicates) return { port, pid: child.pid! };
       }
       throw new Error(`no replica of ${masterPort}`);
     },
     waitPromoted: async (port, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const probe = new Redis({
+        const promoted = await probeRedis(
           port,
-          host: '127.0.0.1',
-          lazyConnect: true,
-          maxRetriesPerRequest: 0,
-          retryStrategy: () => null,
-        });
-        probe.on('error', () => undefined);
-        try {
-          await probe.connect();
-          if (/role:master/.test(await probe.info('replication'))) return;
-        } catch {
-          // not answering yet
-        } finally {
-          probe.disconnect();
-        }
+          async (probe) => /role:master/.test(await probe.info('replication')),
+          () => false,
+        );
+        if (promoted) return;
         if (Date.now() > deadline) throw new Error(`node ${port} was not promoted`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

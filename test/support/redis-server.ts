@@ -25,28 +25,48 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A one-off connection to the node on `port` that never retries, for probing a server that may be
+ * down, frozen or starting: `work`'s answer, or `fallback` when it cannot connect or fails.
+ */
+export async function probeRedis<T>(
+  port: number,
+  work: (probe: Redis) => Promise<T>,
+  fallback: (error: unknown) => T,
+  password?: string,
+): Promise<T> {
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    ...(password ? { password } : {}),
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return await work(probe);
+  } catch (error) {
+    return fallback(error);
+  } finally {
+    probe.disconnect();
+  }
+}
+
 async function waitForPing(port: number, password: string | undefined, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const probe = new Redis({
+    const up = await probeRedis(
       port,
-      host: '127.0.0.1',
-      ...(password ? { password } : {}),
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch (error) {
-      if (String(error).includes('NOAUTH')) return; // up, and wants a password
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    } finally {
-      probe.disconnect();
-    }
+      async (probe) => (await probe.ping()) === 'PONG',
+      // Up, and wants a password.
+      (error) => String(error).includes('NOAUTH'),
+      password,
+    );
+    if (up) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

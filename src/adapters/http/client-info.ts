@@ -1,6 +1,6 @@
-import type { Context } from 'koa';
 import type { ClientInfo } from '../../application/login-result.js';
+import type { HttpRequest } from './exchange.js';
 
-export function clientInfo(ctx: Context): ClientInfo {
-  return { clientAddress: ctx.ip || null, userAgent: ctx.get('User-Agent') || null };
+export function clientInfo(request: HttpRequest): ClientInfo {
+  return { clientAddress: request.clientAddress || null, userAgent: request.header('user-agent') || null };
 }

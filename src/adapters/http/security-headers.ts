@@ -1,12 +1,7 @@
-import type { Middleware } from 'koa';
-
-/** API answers are never cached, sniffed or framed. */
-export function securityHeaders(): Middleware {
-  return async (ctx, next) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    await next();
-  };
-}
+/** API answers are never cached, sniffed or framed: set on every answer, errors included. */
+export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Cache-Control', 'no-store'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+];

@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import type { Middleware, ParameterizedContext } from 'koa';
 import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
-import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
 import { readCookies } from './cookies.js';
-import { problemBody, STATUS_BY_CODE } from './problem.js';
-import type { GatehouseState } from './state.js';
+import { type OriginFacts, originRefusal } from './origin-check.js';
 
 export interface SessionGuardOptions {
   cookieName: string;
@@ -16,44 +13,47 @@ export interface SessionGuardOptions {
 }
 
 /**
- * The session check and the expired-credentials gate in one Koa middleware, for Gatehouse's own
- * routes and for product teams' routes alike. On success `ctx.state.gatehouse` holds the session
- * and the user; otherwise it throws NOT_AUTHENTICATED (401) or PASSWORD_EXPIRED (403).
+ * The session check and the expired-credentials gate, for Gatehouse's own routes and for the
+ * transport guards alike: the live session named by the Cookie header, or NOT_AUTHENTICATED
+ * (401) / PASSWORD_EXPIRED (403).
  */
-export function sessionGuard(
-  authenticator: SessionAuthenticator,
+export async function checkSession(
+  authenticator: Pick<SessionAuthenticator, 'authenticate'>,
+  cookieHeader: string,
   options: SessionGuardOptions,
-): Middleware<GatehouseState> {
-  return async (ctx, next) => {
-    let authenticated: AuthenticatedSession;
-    try {
-      authenticated = await authenticator.authenticate(readCookies(ctx.get('Cookie'), options.cookieName));
-      if (authenticated.credentials.isExpired && !options.allowExpiredCredentials) {
-        throw new DomainError(
-          'PASSWORD_EXPIRED',
-          'The password has expired. Change it before doing anything else.',
-        );
-      }
-    } catch (error) {
-      if (answeredAsProblem(ctx, error)) return;
-      throw error;
-    }
-    ctx.state.gatehouse = authenticated;
-    await next();
-  };
+): Promise<AuthenticatedSession> {
+  const authenticated = await authenticator.authenticate(readCookies(cookieHeader, options.cookieName));
+  if (authenticated.credentials.isExpired && !options.allowExpiredCredentials) {
+    throw new DomainError(
+      'PASSWORD_EXPIRED',
+      'The password has expired. Change it before doing anything else.',
+    );
+  }
+  return authenticated;
+}
+
+export interface ProductGuardOptions extends SessionGuardOptions {
+  /**
+   * Origins besides the product app's own whose state-changing requests are accepted (the
+   * portal's, when it calls this app's API from a browser). Default: none.
+   */
+  trustedOrigins?: readonly string[];
 }
 
 /**
- * In Gatehouse's own app the error handler (which set the request id) answers and logs: false.
- * Mounted in a product team's app, a guard answers the problem itself, not a bare 500: true.
+ * What the guards for product teams' own routes (Koa, Express, Fastify) check. A
+ * cookie-authenticated route is a CSRF target, and a product app has no Gatehouse Origin check in
+ * front of it: so for unsafe methods a foreign `Origin` or a cross-site `Sec-Fetch-Site` is refused
+ * first (403 ORIGIN_REJECTED, issue 11, finding 11), then the session is checked.
  */
-export function answeredAsProblem(ctx: ParameterizedContext<GatehouseState>, error: unknown): boolean {
-  if (ctx.state.requestId !== undefined || !isDomainError(error)) return false;
-  const requestId = randomUUID();
-  ctx.set('X-Request-Id', requestId);
-  if (error.retryAfterS !== undefined) ctx.set('Retry-After', String(error.retryAfterS));
-  ctx.status = STATUS_BY_CODE[error.code];
-  ctx.body = problemBody(error.code, error.message, requestId, error.errors);
-  ctx.type = 'application/problem+json';
-  return true;
+export function productGuard(
+  authenticator: Pick<SessionAuthenticator, 'authenticate'>,
+  options: ProductGuardOptions,
+): (request: OriginFacts) => Promise<AuthenticatedSession> {
+  const trusted = new Set(options.trustedOrigins ?? []);
+  return async (request) => {
+    const refusal = originRefusal(request, trusted);
+    if (refusal) throw refusal;
+    return checkSession(authenticator, request.header('cookie'), options);
+  };
 }

@@ -12,7 +12,7 @@ import type { SqlExecutor } from './sql-client.js';
 import { sqlErrorCode } from './store-errors.js';
 import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
 
-const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u LEFT JOIN backends b ON b.name = u.backend_name`;
+export const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u LEFT JOIN backends b ON b.name = u.backend_name`;
 
 function translateWriteError(error: unknown, what: string): never {
   const code = sqlErrorCode(error);

@@ -1,13 +1,13 @@
-import Router from '@koa/router';
-import type { GatehouseState } from '../state.js';
+import type { Route } from '../route.js';
 
 /** `GET /api/v1/openapi.json`: the document built once at start-up, serialised once. */
-export function openApiRoutes(document: object): Router<GatehouseState> {
-  const router = new Router<GatehouseState>();
+export function openApiRoutes(document: object): Route[] {
   const text = JSON.stringify(document);
-  router.get('/api/v1/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = text;
-  });
-  return router;
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/openapi.json',
+      handle: (_request, reply) => reply.text('application/json; charset=utf-8', text),
+    },
+  ];
 }

@@ -1,10 +1,9 @@
-import Router from '@koa/router';
-import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
 import type { OwnSession, SessionManagement } from '../../../application/session-management.js';
 import { DomainError } from '../../../domain/shared/domain-error.js';
 import { clientInfo } from '../client-info.js';
 import { type CookieSettings, clearedSessionCookie } from '../cookies.js';
 import { readJsonBody } from '../json-body.js';
+import { type Route, sessionOf } from '../route.js';
 import {
   emptyRequestSchema,
   emptyResponseSchema,
@@ -15,12 +14,9 @@ import {
   sessionListSchema,
   sessionsRevokedSchema,
 } from '../schemas.js';
-import { sessionGuard } from '../session-guard.js';
-import type { GatehouseState } from '../state.js';
 
 export interface OwnSessionRouteDeps {
   sessions: SessionManagement;
-  authenticator: SessionAuthenticator;
   cookie: CookieSettings;
 }
 
@@ -44,36 +40,48 @@ function wire(session: OwnSession) {
  * The caller's own sessions (ASVS 7.5.2): list, end one, end all others. Each needs a live
  * session with unexpired credentials (the default gate); ids appear only as opaque handles.
  */
-export function ownSessionRoutes(deps: OwnSessionRouteDeps): Router<GatehouseState> {
-  const router = new Router<GatehouseState>();
-  const guard = sessionGuard(deps.authenticator, { cookieName: deps.cookie.name });
-
-  router.get('/api/v1/sessions/', guard, async (ctx) => {
-    const query = parseQuery(sessionListQuerySchema, ctx.query);
-    const page = await deps.sessions.list(ctx.state.gatehouse!, {
-      limit: query.limit ?? DEFAULT_PAGE_SIZE,
-      cursor: query.cursor,
-    });
-    ctx.body = sessionListSchema.parse({
-      sessions: page.sessions.map(wire),
-      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
-    });
-  });
-
-  router.delete('/api/v1/sessions/:handle/', guard, async (ctx) => {
-    const handle = sessionHandleSchema.safeParse(ctx.params.handle);
-    // A handle that cannot exist is answered like one of another user's: not found.
-    if (!handle.success) throw new DomainError('NOT_FOUND', 'You have no session with this handle.');
-    const ended = await deps.sessions.end(ctx.state.gatehouse!, handle.data, clientInfo(ctx));
-    if (ended.current) ctx.append('Set-Cookie', clearedSessionCookie(deps.cookie));
-    ctx.body = emptyResponseSchema.parse({});
-  });
-
-  router.post('/api/v1/sessions/revoke-others/', guard, async (ctx) => {
-    parseBody(emptyRequestSchema, await readJsonBody(ctx));
-    const revoked = await deps.sessions.endOthers(ctx.state.gatehouse!, clientInfo(ctx));
-    ctx.body = sessionsRevokedSchema.parse({ revoked });
-  });
-
-  return router;
+export function ownSessionRoutes(deps: OwnSessionRouteDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/sessions/',
+      session: 'live',
+      handle: async (request, reply, session) => {
+        const query = parseQuery(sessionListQuerySchema, request.query);
+        const page = await deps.sessions.list(sessionOf(session), {
+          limit: query.limit ?? DEFAULT_PAGE_SIZE,
+          cursor: query.cursor,
+        });
+        reply.json(
+          sessionListSchema.parse({
+            sessions: page.sessions.map(wire),
+            ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+          }),
+        );
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/sessions/:handle/',
+      session: 'live',
+      handle: async (request, reply, session) => {
+        const handle = sessionHandleSchema.safeParse(request.params.handle);
+        // A handle that cannot exist is answered like one of another user's: not found.
+        if (!handle.success) throw new DomainError('NOT_FOUND', 'You have no session with this handle.');
+        const ended = await deps.sessions.end(sessionOf(session), handle.data, clientInfo(request));
+        if (ended.current) reply.cookie(clearedSessionCookie(deps.cookie));
+        reply.json(emptyResponseSchema.parse({}));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/sessions/revoke-others/',
+      session: 'live',
+      handle: async (request, reply, session) => {
+        parseBody(emptyRequestSchema, await readJsonBody(request));
+        const revoked = await deps.sessions.endOthers(sessionOf(session), clientInfo(request));
+        reply.json(sessionsRevokedSchema.parse({ revoked }));
+      },
+    },
+  ];
 }

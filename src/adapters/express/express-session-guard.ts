@@ -1,0 +1,64 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
+import type { Reply } from '../http/exchange.js';
+import { guardRefusal } from '../http/guard-problem.js';
+import { type ProductGuardOptions, productGuard } from '../http/session-guard.js';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by Gatehouse's session guard: the session and its user. */
+      gatehouse?: AuthenticatedSession;
+    }
+  }
+}
+
+function writeExpressReply(response: Response, reply: Reply): void {
+  response.status(reply.status);
+  const cookies: string[] = [];
+  for (const [name, value] of reply.headers) {
+    if (name.toLowerCase() === 'set-cookie') cookies.push(value);
+    else response.setHeader(name, value);
+  }
+  if (cookies.length > 0) response.setHeader('Set-Cookie', cookies);
+  const wire = reply.wire();
+  if (!wire) {
+    response.end();
+    return;
+  }
+  response.setHeader('Content-Type', wire.contentType);
+  response.send(wire.payload);
+}
+
+/**
+ * The session guard for a product team's own Express 5 routes (`gatehouse/express`): the Origin
+ * check on unsafe methods, the session check and the expired-credentials gate. The handler finds
+ * the session and user on `req.gatehouse`; a refusal is answered as problem+json (401, 403, 503),
+ * anything else goes to Express's error handling.
+ */
+export function expressSessionGuard(
+  authenticator: Pick<SessionAuthenticator, 'authenticate'>,
+  options: ProductGuardOptions,
+): RequestHandler {
+  const guard = productGuard(authenticator, options);
+  return (request: Request, response: Response, next: NextFunction) => {
+    guard({
+      method: request.method,
+      header: (name) => request.get(name) ?? '',
+      // Express's own view (its `trust proxy` setting decides whether X-Forwarded-* counts).
+      get ownOrigin() {
+        return `${request.protocol}://${request.get('host') ?? ''}`;
+      },
+    }).then(
+      (session) => {
+        request.gatehouse = session;
+        next();
+      },
+      (error: unknown) => {
+        const refusal = guardRefusal(error);
+        if (!refusal) next(error);
+        else writeExpressReply(response, refusal);
+      },
+    );
+  };
+}

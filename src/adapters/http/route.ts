@@ -1,0 +1,48 @@
+import type { AuthenticatedSession } from '../../application/session-authenticator.js';
+import type { HttpRequest, Reply } from './exchange.js';
+
+export type RouteMethod = 'GET' | 'POST' | 'DELETE';
+
+/**
+ * One endpoint of the API, written once for every transport. A transport registers `path` with
+ * its own router (`:name` parameters) and calls HttpCore.answer with the match.
+ */
+export interface Route {
+  method: RouteMethod;
+  path: string;
+  /**
+   * The session the route needs: `live` (a live session with unexpired credentials: 401, 403
+   * PASSWORD_EXPIRED otherwise), `live-expired-allowed` (spec 5.4: the password change), or none.
+   */
+  session?: 'live' | 'live-expired-allowed';
+  handle(request: HttpRequest, reply: Reply, session: AuthenticatedSession | null): Promise<void> | void;
+}
+
+/** A route that needs a session gets one: the guard ran before the handler. */
+export function sessionOf(session: AuthenticatedSession | null): AuthenticatedSession {
+  if (!session) throw new Error('a session route ran without its session');
+  return session;
+}
+
+function matches(pattern: string, path: string): boolean {
+  const want = pattern.split('/');
+  const have = path.split('/');
+  if (want.length !== have.length) return false;
+  return want.every((segment, index) =>
+    segment.startsWith(':') ? have[index] !== '' : segment === have[index],
+  );
+}
+
+/**
+ * The methods the API serves at `path` (a 405's `Allow`, RFC 9110): HEAD with GET, and OPTIONS,
+ * as Koa's router announced them; empty when no route has this path (404).
+ */
+export function allowedMethods(routes: readonly Route[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of routes) {
+    if (!matches(route.path, path)) continue;
+    methods.add(route.method);
+    if (route.method === 'GET') methods.add('HEAD');
+  }
+  return methods.size === 0 ? [] : [...methods];
+}
