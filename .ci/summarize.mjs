@@ -30,7 +30,10 @@ for (const file of brokenFiles) console.log(`failed to run: ${file.name}: ${Stri
 
 const postgresPassed = tests.filter((test) => test.status === 'passed' && test.fullName.includes('[postgres]')).length;
 const redisPassed = tests.filter((test) => test.status === 'passed' && test.fullName.includes('[redis]')).length;
-console.log(`PostgreSQL suite: ${postgresPassed} passed; Redis suite: ${redisPassed} passed; skipped in all: ${skipped}`);
+const fastifyPassed = tests.filter((test) => test.status === 'passed' && test.fullName.includes('[fastify]')).length;
+console.log(
+  `PostgreSQL suite: ${postgresPassed} passed; Redis suite: ${redisPassed} passed; Fastify transport: ${fastifyPassed} passed; skipped in all: ${skipped}`,
+);
 if (skipped > 0) {
   // CI runs every suite: a skipped test here means a missing service or a forgotten `.skip`.
   for (const test of tests.filter((t) => t.status === 'skipped' || t.status === 'pending').slice(0, 20)) {
@@ -40,6 +43,10 @@ if (skipped > 0) {
 }
 if (postgresPassed === 0) {
   console.log('The PostgreSQL suite did not run (is TEST_DATABASE_URL set?).');
+  failed += 1;
+}
+if (fastifyPassed === 0 && tests.length > 100) {
+  console.log('The HTTP suites did not run on the Fastify transport.');
   failed += 1;
 }
 if (redisPassed === 0 && tests.length > 100) {

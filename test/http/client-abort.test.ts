@@ -5,6 +5,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRANSPORT_TARGETS } from '../support/databases.js';
 import { startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 /** Sends the head and part of a declared body, then drops the connection. */
@@ -29,30 +30,32 @@ async function settled(server: TestServer, count: number): Promise<void> {
   }
 }
 
-describe('a client that drops mid-body [pglite]', () => {
-  let server: TestServer;
+for (const target of TRANSPORT_TARGETS) {
+  describe(`a client that drops mid-body [${target}]`, () => {
+    let server: TestServer;
 
-  beforeAll(async () => {
-    server = await startTestServer({ env: { METRICS_ON_MAIN_PORT: 'true' } });
-  });
-  afterAll(() => server?.close());
+    beforeAll(async () => {
+      server = await startTestServer({ store: target, env: { METRICS_ON_MAIN_PORT: 'true' } });
+    });
+    afterAll(() => server?.close());
 
-  it('is logged once at info as client_aborted (499), never as an error or a 500, and counted', async () => {
-    const before = server.logs.length;
-    const requestsBefore = server.logs.filter((line) => line.msg === 'request').length;
-    // The routes that read a body before anything else.
-    for (const path of ['/api/v1/login/', '/api/v1/logout/', '/api/v1/login/']) {
-      await dropMidBody(server.url, path);
-    }
-    await settled(server, requestsBefore + 3);
-    const lines = server.logs.slice(before);
-    expect(lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
-    expect(lines.filter((line) => line.status === 500)).toEqual([]);
-    expect(lines.some((line) => 'err' in line || 'stack' in line)).toBe(false);
-    const aborted = lines.filter((line) => line.event === 'client_aborted');
-    expect(aborted).toHaveLength(3);
-    for (const line of aborted) expect(line).toMatchObject({ level: 30, status: 499, msg: 'request' });
-    const metrics = (await new TestClient(server.url).get('/metrics')).text;
-    expect(metrics).toMatch(/^gatehouse_client_aborts_total 3$/m);
+    it('is logged once at info as client_aborted (499), never as an error or a 500, and counted', async () => {
+      const before = server.logs.length;
+      const requestsBefore = server.logs.filter((line) => line.msg === 'request').length;
+      // The routes that read a body before anything else.
+      for (const path of ['/api/v1/login/', '/api/v1/logout/', '/api/v1/login/']) {
+        await dropMidBody(server.url, path);
+      }
+      await settled(server, requestsBefore + 3);
+      const lines = server.logs.slice(before);
+      expect(lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
+      expect(lines.filter((line) => line.status === 500)).toEqual([]);
+      expect(lines.some((line) => 'err' in line || 'stack' in line)).toBe(false);
+      const aborted = lines.filter((line) => line.event === 'client_aborted');
+      expect(aborted).toHaveLength(3);
+      for (const line of aborted) expect(line).toMatchObject({ level: 30, status: 499, msg: 'request' });
+      const metrics = (await new TestClient(server.url).get('/metrics')).text;
+      expect(metrics).toMatch(/^gatehouse_client_aborts_total 3$/m);
+    });
   });
-});
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { openTestStore } from '../support/databases.js';
+import { openTestStore, TRANSPORT_TARGETS } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -10,47 +10,50 @@ const FORWARDED = '6.6.6.6, 203.0.113.7, 198.51.100.2';
 
 // Issue 11, finding 4: behind several proxies every client would share the edge's address (one
 // throttle budget for everyone); TRUST_PROXY takes the number of proxies in front.
-describe('TRUST_PROXY: the client address behind N proxies', () => {
-  let sql: SqlClient;
-  const servers: TestServer[] = [];
+for (const target of TRANSPORT_TARGETS) {
+  describe(`TRUST_PROXY: the client address behind N proxies [${target}]`, () => {
+    let sql: SqlClient;
+    const servers: TestServer[] = [];
 
-  beforeAll(async () => {
-    sql = await openTestStore('pglite');
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.close();
-  });
-
-  async function addressSeenWith(trustProxy: string | undefined): Promise<string | undefined> {
-    const server = await startTestServer({
-      sqlClient: sql,
-      env: trustProxy ? { TRUST_PROXY: trustProxy } : {},
+    beforeAll(async () => {
+      sql = await openTestStore('pglite');
     });
-    servers.push(server);
-    if (servers.length === 1) {
-      await seedUser(server, { username: 'ann', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
-    }
-    const client = new TestClient(server.url);
-    const login = await client.post(
-      '/api/v1/login/',
-      { username: 'ann', password: PASSWORD },
-      {
-        'x-forwarded-for': FORWARDED,
-      },
-    );
-    expect(login.status).toBe(200);
-    const listed = await client.get('/api/v1/sessions/');
-    expect(listed.status).toBe(200);
-    const current = listed.body.sessions.find((session: { current: boolean }) => session.current);
-    return current.client_address;
-  }
+    afterAll(async () => {
+      for (const server of servers) await server.close();
+    });
 
-  it('uses the socket’s address by default, the rightmost entry with true, the Nth from the right with N', async () => {
-    expect(await addressSeenWith(undefined)).toMatch(/127\.0\.0\.1/);
-    expect(await addressSeenWith('true')).toBe('198.51.100.2');
-    expect(await addressSeenWith('1')).toBe('198.51.100.2');
-    expect(await addressSeenWith('2')).toBe('203.0.113.7');
-    // Never the entry the client wrote itself unless that many proxies were declared.
-    expect(await addressSeenWith('3')).toBe('6.6.6.6');
+    async function addressSeenWith(trustProxy: string | undefined): Promise<string | undefined> {
+      const server = await startTestServer({
+        store: target,
+        sqlClient: sql,
+        env: trustProxy ? { TRUST_PROXY: trustProxy } : {},
+      });
+      servers.push(server);
+      if (servers.length === 1) {
+        await seedUser(server, { username: 'ann', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+      }
+      const client = new TestClient(server.url);
+      const login = await client.post(
+        '/api/v1/login/',
+        { username: 'ann', password: PASSWORD },
+        {
+          'x-forwarded-for': FORWARDED,
+        },
+      );
+      expect(login.status).toBe(200);
+      const listed = await client.get('/api/v1/sessions/');
+      expect(listed.status).toBe(200);
+      const current = listed.body.sessions.find((session: { current: boolean }) => session.current);
+      return current.client_address;
+    }
+
+    it('uses the socket’s address by default, the rightmost entry with true, the Nth from the right with N', async () => {
+      expect(await addressSeenWith(undefined)).toMatch(/127\.0\.0\.1/);
+      expect(await addressSeenWith('true')).toBe('198.51.100.2');
+      expect(await addressSeenWith('1')).toBe('198.51.100.2');
+      expect(await addressSeenWith('2')).toBe('203.0.113.7');
+      // Never the entry the client wrote itself unless that many proxies were declared.
+      expect(await addressSeenWith('3')).toBe('6.6.6.6');
+    });
   });
-});
+}

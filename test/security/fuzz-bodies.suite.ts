@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../src/adapters/http/json-body.js';
 import { nonce as newNonce, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
-import { pgEnabled, type StoreKind } from '../support/databases.js';
+import { pgEnabled, type ServiceStoreKind } from '../support/databases.js';
 import { signJwt, startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import {
@@ -69,7 +69,7 @@ export const RUNS = {
   throttled: 40,
 };
 
-export function fuzzBodiesSuite(store: StoreKind): void {
+export function fuzzBodiesSuite(store: ServiceStoreKind): void {
   describe.skipIf(store === 'postgres' && !pgEnabled)(
     `fuzz: request bodies on every endpoint [${store}]`,
     () => {

@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ssoEnv } from '../fixtures/sso/harness.js';
-import { pgEnabled, type StoreKind } from '../support/databases.js';
+import { pgEnabled, type ServiceStoreKind } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import { cookieOctets, headerValue, hostileString } from './arbitraries.js';
@@ -54,7 +54,7 @@ export const RUNS = {
   rawHead: 300,
 };
 
-export function fuzzWireSuite(store: StoreKind): void {
+export function fuzzWireSuite(store: ServiceStoreKind): void {
   describe.skipIf(store === 'postgres' && !pgEnabled)(
     `fuzz: methods, paths, headers and cookies [${store}]`,
     () => {

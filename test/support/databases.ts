@@ -30,11 +30,13 @@ export type StoreKind = 'pglite' | 'postgres';
 export const STORES: readonly StoreKind[] = ['pglite', 'postgres'];
 
 /**
- * Where a test service keeps its sessions: the SQL stores, or `redis` (SESSION_STORE=redis on the
- * run's redis-server, users on PGlite). The HTTP suites run on all three.
+ * What a test service runs on: the SQL stores, `redis` (SESSION_STORE=redis on the run's
+ * redis-server, users on PGlite), and `fastify`: PGlite with the API served by the Fastify
+ * transport (HTTP_TRANSPORT=fastify) instead of Koa. The HTTP suites run on all four, so every
+ * store is tested through Koa and every HTTP behaviour through both transports.
  */
-export type ServiceStoreKind = StoreKind | 'redis' | 'redis-cluster';
-export const SERVICE_STORES: readonly ServiceStoreKind[] = ['pglite', 'postgres', 'redis'];
+export type ServiceStoreKind = StoreKind | 'redis' | 'redis-cluster' | 'fastify';
+export const SERVICE_STORES: readonly ServiceStoreKind[] = ['pglite', 'postgres', 'redis', 'fastify'];
 /** The suites at the heart of the session guarantees run on the run's Redis Cluster as well. */
 export const ALL_SERVICE_STORES: readonly ServiceStoreKind[] = [...SERVICE_STORES, 'redis-cluster'];
 
@@ -233,3 +235,6 @@ export function repositories(client: SqlClient, options: { batchLookups?: boolea
     findSessionWithUser: (tokenHash) => lookup.findSessionWithUser(tokenHash),
   };
 }
+
+/** One store (PGlite) on each transport: Koa, then Fastify. For the suites about HTTP alone. */
+export const TRANSPORT_TARGETS: readonly ServiceStoreKind[] = ['pglite', 'fastify'];

@@ -82,6 +82,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
           REDIS_KEY_PREFIX: `c${process.pid}-${redisServers}:`,
         }
       : {}),
+    ...(options.store === 'fastify' ? { HTTP_TRANSPORT: 'fastify' } : {}),
     ...options.env,
   });
   const rawLogs: string[] = [];

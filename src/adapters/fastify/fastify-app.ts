@@ -11,6 +11,22 @@ import type { HttpRequest, Reply } from '../http/exchange.js';
 import type { HttpApp } from '../http/http-app.js';
 import type { HttpCore, Matched } from '../http/http-core.js';
 import { normalizedUrl } from '../http/normalize-path.js';
+import type { Route } from '../http/route.js';
+
+/** A route that fails with `error` (a 4xx of Fastify's own is a malformed request). */
+function failing(error: unknown): Route {
+  return {
+    method: 'GET',
+    path: '',
+    handle: () => {
+      if (error instanceof DomainError) throw error;
+      const status = (error as { statusCode?: number }).statusCode ?? 500;
+      if (status >= 400 && status < 500)
+        throw new DomainError('INVALID_REQUEST', 'The request is malformed.');
+      throw error;
+    },
+  };
+}
 
 /** A Fastify request in the transport-neutral shape. */
 class FastifyHttpRequest implements HttpRequest {
@@ -80,6 +96,11 @@ export async function createFastifyApp(
 ): Promise<HttpApp & { fastify: FastifyInstance }> {
   let listener: RequestListener | null = null;
   const hops = options.trustedProxyHops;
+  const routeOf = (request: FastifyRequest) =>
+    core.routes.find((route) => route.method === request.method && route.path === request.routeOptions.url) ??
+    null;
+  const answer = async (request: FastifyRequest, reply: FastifyReply, matched: Matched) =>
+    writeFastifyReply(reply, await core.answer(fastifyRequest(request), matched));
   const fastify = Fastify<Server, IncomingMessage, ServerResponse>({
     logger: false,
     disableRequestLogging: true,
@@ -88,7 +109,15 @@ export async function createFastifyApp(
     trustProxy: hops > 0 ? (_address: string, hop: number) => hop < hops : false,
     rewriteUrl: (request) => normalizedUrl(request.url ?? '/'),
     exposeHeadRoutes: true,
-    routerOptions: { maxParamLength: 1000 },
+    // A path parameter of any length reaches the route, which judges it (a handle that long is 404).
+    routerOptions: { maxParamLength: 65_536 },
+    // A path that cannot be decoded (`%FF`) names no resource: 404, as on Koa.
+    frameworkErrors: (error, request, reply) =>
+      answer(request, reply, {
+        route: failing(
+          error.code === 'FST_ERR_BAD_URL' ? new DomainError('NOT_FOUND', 'No such resource.') : error,
+        ),
+      }),
     serverFactory: (handler) => {
       listener = handler as RequestListener;
       return createServer();
@@ -96,8 +125,6 @@ export async function createFastifyApp(
   });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-  const answer = async (request: FastifyRequest, reply: FastifyReply, matched: Matched) =>
-    writeFastifyReply(reply, await core.answer(fastifyRequest(request), matched));
   for (const route of core.routes) {
     fastify.route({
       method: route.method,
@@ -106,21 +133,14 @@ export async function createFastifyApp(
     });
   }
   fastify.setNotFoundHandler((request, reply) => answer(request, reply, { route: null }));
-  // Fastify's own refusals (a malformed URL, say) become problems like every other failure.
-  fastify.setErrorHandler((error, request, reply) =>
-    answer(request, reply, {
-      route: {
-        method: 'GET',
-        path: request.url,
-        handle: () => {
-          const status = (error as { statusCode?: number }).statusCode ?? 500;
-          if (status >= 400 && status < 500)
-            throw new DomainError('INVALID_REQUEST', 'The request is malformed.');
-          throw error;
-        },
-      },
-    }),
-  );
+  // Fastify's own refusals become problems like every other failure. A content type Fastify
+  // would not hand to a parser is the route's to judge (its body reader answers 415 or reads
+  // nothing), as on Koa.
+  fastify.setErrorHandler((error, request, reply) => {
+    const code = (error as { code?: string }).code ?? '';
+    const route = code.startsWith('FST_ERR_CTP_') ? routeOf(request) : null;
+    return answer(request, reply, { route: route ?? failing(error) });
+  });
   await fastify.ready();
   const handler = listener as RequestListener | null;
   if (!handler) throw new Error('Fastify did not hand over its request handler');

@@ -1,0 +1,81 @@
+/**
+ * Issue 12: each HTTP framework is imported by its own adapter only, and the domain, the
+ * application and the transport-neutral HTTP core import none (nor any adapter). Type-only
+ * imports count: a type from a framework ties the importer to it all the same.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/config/project-root.js';
+
+const SRC = join(projectRoot(), 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(c|m)?ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Every module specifier a file imports or re-exports (static, dynamic, `declare module`). */
+function specifiers(text: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s[^'"]*?\bfrom\s+['"]([^'"]+)['"]/g,
+    /\bimport\s+['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\bdeclare\s+module\s+['"]([^'"]+)['"]/g,
+  ];
+  for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.push(match[1]!);
+  return found;
+}
+
+const FRAMEWORKS: Record<string, { packages: RegExp; home: string }> = {
+  koa: { packages: /^(koa|@koa\/.*|koa-.*)$/, home: 'adapters/koa/' },
+  fastify: { packages: /^(fastify|@fastify\/.*|fastify-.*)$/, home: 'adapters/fastify/' },
+  express: { packages: /^express(\/.*)?$/, home: 'adapters/express/' },
+};
+
+const imports = sourceFiles(SRC).map((path) => ({
+  file: relative(SRC, path).split('\\').join('/'),
+  specifiers: specifiers(readFileSync(path, 'utf8')),
+}));
+
+describe('framework boundaries', () => {
+  it('reads the sources (the check is not vacuous)', () => {
+    expect(imports.length).toBeGreaterThan(100);
+    const koaImporters = imports.filter(({ specifiers }) => specifiers.includes('koa'));
+    expect(koaImporters.length).toBeGreaterThan(0);
+  });
+
+  for (const [name, { packages, home }] of Object.entries(FRAMEWORKS)) {
+    it(`imports ${name} only in src/${home}`, () => {
+      const outside = imports
+        .filter(({ file }) => !file.startsWith(home))
+        .flatMap(({ file, specifiers }) =>
+          specifiers.filter((s) => packages.test(s)).map((s) => `${file}: ${s}`),
+        );
+      expect(outside).toEqual([]);
+    });
+  }
+
+  it('keeps the domain, the application and the HTTP core free of frameworks and adapters', () => {
+    const framework = (s: string) => Object.values(FRAMEWORKS).some(({ packages }) => packages.test(s));
+    const offending = imports
+      .filter(({ file }) => /^(domain|application|adapters\/http)\//.test(file))
+      .flatMap(({ file, specifiers }) =>
+        specifiers
+          .filter(
+            (s) =>
+              framework(s) ||
+              // The HTTP core may use its own folder; no layer here reaches into another adapter.
+              /\/adapters\/(koa|fastify|express|sql|redis|openid|crypto|password)\//.test(s) ||
+              (file.startsWith('domain/') && /\/(adapters|application|composition)\//.test(s)),
+          )
+          .map((s) => `${file}: ${s}`),
+      );
+    expect(offending).toEqual([]);
+  });
+});
