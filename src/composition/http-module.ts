@@ -4,6 +4,7 @@ import { ContainerModule } from 'inversify';
 import { HttpCore } from '../adapters/http/http-core.js';
 import { buildOpenApiDocument } from '../adapters/http/openapi/document.js';
 import { OPERATIONS } from '../adapters/http/openapi/operations.js';
+import { forwardAuthRoutes } from '../adapters/http/routes/forward-auth-routes.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
 import { openApiRoutes } from '../adapters/http/routes/openapi-routes.js';
 import { ownSessionRoutes } from '../adapters/http/routes/own-session-routes.js';
@@ -72,6 +73,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               authenticator,
               cookie: config.cookie,
             }),
+            ...forwardAuthRoutes(),
             ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
             ...ssoRoutes({
               sso:

@@ -1,88 +1,32 @@
 /**
  * A fast run of the real benchmark (`scripts/bench.ts`, ~1 s a phase) on PGlite, and on PostgreSQL
- * when TEST_DATABASE_URL is set: checks that every phase ran and the session phase saw no errors.
- * It asserts no performance figure: those live in docs/performance.md (`npm run bench`).
+ * and one Redis when TEST_DATABASE_URL is set: checks that every phase ran and the session phase
+ * saw no errors. The Redis Cluster's run (with its failover window) is in the fault suite
+ * (test/faults/bench-cluster.test.ts). It asserts no performance figure: those live in
+ * docs/performance.md (`npm run bench`).
  */
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BenchReport } from '../../scripts/bench/run.js';
-import { projectRoot } from '../../src/config/project-root.js';
+import { runBenchSmoke } from '../support/bench-smoke.js';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.
 import type {} from '../support/global-setup.js';
 
-const root = projectRoot();
 const pgUrl = process.env.TEST_DATABASE_URL;
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** dist is missing, or older than some source or migration. */
-function distIsStale(): boolean {
-  const main = join(root, 'dist/src/start.cjs');
-  if (!existsSync(main)) return true;
-  const built = statSync(main).mtimeMs;
-  return newestMtime(join(root, 'src')) > built || newestMtime(join(root, 'migrations')) > built;
-}
-
 describe('benchmark (smoke run, no thresholds)', () => {
-  const work = mkdtempSync(join(tmpdir(), 'gatehouse-bench-smoke-'));
   let report: BenchReport;
   let stderr = '';
 
   beforeAll(async () => {
-    if (distIsStale()) {
-      await promisify(execFile)(
-        process.execPath,
-        [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-        {
-          cwd: root,
-        },
-      );
-    }
-    const output = join(work, 'bench.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/bench.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        BENCH_SECONDS: '1',
-        // The Redis stores keep their users in PostgreSQL: they run where it does.
-        BENCH_STORES: pgUrl ? 'pglite,postgres,redis,redis-cluster' : 'pglite',
-        BENCH_REDIS_SESSIONS: '2000',
-        BENCH_FAILOVER_SECONDS: '10',
-        ...(pgUrl ? { BENCH_DATABASE_URL: pgUrl } : {}),
-        BENCH_SESSIONS: '16',
-        BENCH_USERS: '16',
-        BENCH_SSO_USERS: '4',
-        BENCH_OUTPUT: output,
-        // The suite's migrated PGlite template (test/support/global-setup.ts) spares an initdb.
-        BENCH_PGLITE_TEMPLATE: inject('pgliteTemplatePath'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    if (code !== 0) throw new Error(`the benchmark exited with ${code}:\n${stderr.slice(-4000)}`);
-    report = JSON.parse(stdout) as BenchReport;
-    expect(JSON.parse(readFileSync(output, 'utf8'))).toEqual(report);
-  }, 180_000);
-
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+    ({ report, stderr } = await runBenchSmoke({
+      // The Redis store keeps its users in PostgreSQL: it runs where PostgreSQL does.
+      BENCH_STORES: pgUrl ? 'pglite,postgres,redis' : 'pglite',
+      BENCH_REDIS_SESSIONS: '2000',
+      ...(pgUrl ? { BENCH_DATABASE_URL: pgUrl } : {}),
+      // The suite's migrated PGlite template (test/support/global-setup.ts) spares an initdb.
+      BENCH_PGLITE_TEMPLATE: inject('pgliteTemplatePath'),
+    }));
+  }, 150_000);
 
   it('measures every ceiling', () => {
     expect(report.ceilings.argon2.verifies).toBeGreaterThan(0);
@@ -91,7 +35,7 @@ describe('benchmark (smoke run, no thresholds)', () => {
     if (pgUrl) expect(report.ceilings.pg_lookup?.queries).toBeGreaterThan(0);
   });
 
-  const stores = pgUrl ? (['pglite', 'postgres', 'redis', 'redis-cluster'] as const) : (['pglite'] as const);
+  const stores = pgUrl ? (['pglite', 'postgres', 'redis'] as const) : (['pglite'] as const);
   for (const store of stores) {
     it(`runs every phase against ${store}`, () => {
       const result = report.stores[store];
@@ -126,7 +70,7 @@ describe('benchmark (smoke run, no thresholds)', () => {
   }
 
   it.skipIf(!pgUrl)('measures Redis: the client ceiling and memory per session [redis]', () => {
-    for (const store of ['redis', 'redis-cluster'] as const) {
+    for (const store of ['redis'] as const) {
       const result = report.stores[store]!;
       expect(result.redis_lookup?.queries, store).toBeGreaterThan(0);
       expect(result.redis_memory?.sessions, store).toBe(2000);
@@ -136,13 +80,5 @@ describe('benchmark (smoke run, no thresholds)', () => {
       expect(report.ratios[store]?.session_get_vs_redis_lookup, store).toBeGreaterThan(0);
       expect(report.ratios[store]?.session_get_vs_postgres, store).toBeGreaterThan(0);
     }
-  });
-
-  it.skipIf(!pgUrl)('measures the failover window of a killed cluster master [redis-cluster]', () => {
-    const failover = report.stores['redis-cluster']!.failover!;
-    expect(failover.victim_session_back_ms).toBeGreaterThan(0);
-    expect(failover.live_session_401).toBe(0);
-    expect(failover.statuses['500'] ?? 0).toBe(0);
-    expect(report.goals['redis-cluster']?.failover_session_back_within_10s).toBe(true);
   });
 });

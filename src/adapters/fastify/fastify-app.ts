@@ -103,7 +103,6 @@ export async function createFastifyApp(
     writeFastifyReply(reply, await core.answer(fastifyRequest(request), matched));
   const fastify = Fastify<Server, IncomingMessage, ServerResponse>({
     logger: false,
-    disableRequestLogging: true,
     // The Nth `X-Forwarded-For` entry from the right, as on Koa: the socket's peer (hop 0) and the
     // entries added by the trusted proxies before it are believed, no further.
     trustProxy: hops > 0 ? (_address: string, hop: number) => hop < hops : false,

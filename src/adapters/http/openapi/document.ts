@@ -109,6 +109,13 @@ function successResponse(response: SuccessResponse, components: SchemaComponents
   if (response.setCookie === 'session') headers['Set-Cookie'] = headerRef('SetSessionCookie');
   if (response.setCookie === 'cleared') headers['Set-Cookie'] = headerRef('ClearSessionCookie');
   if (response.retryAfter) headers['Retry-After'] = headerRef('Retry-After');
+  for (const [name, header] of Object.entries(response.headers ?? {}))
+    headers[name] = {
+      description: header.description,
+      required: header.required,
+      schema: { type: 'string' },
+    };
+  if (!response.schema) return { description: response.description, headers };
   return {
     description: response.description,
     headers,

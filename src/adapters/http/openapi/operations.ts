@@ -30,8 +30,10 @@ export type SessionUse = 'required' | 'required-allow-expired' | 'optional' | 'n
 export interface SuccessResponse {
   status: number;
   description: string;
-  /** The body's schema; JSON unless `mediaType` says otherwise. */
-  schema: z.ZodType;
+  /** The body's schema; JSON unless `mediaType` says otherwise. None: no body (204). */
+  schema?: z.ZodType;
+  /** Headers of this answer besides the usual ones, each a string. */
+  headers?: Record<string, { description: string; required: boolean }>;
   mediaType?: string;
   /** `session`: sets a new session cookie; `cleared`: clears it. */
   setCookie?: 'session' | 'cleared';
@@ -147,6 +149,36 @@ export const OPERATIONS: readonly OperationSpec[] = [
     description: 'The ids and profile of the logged-in user (no `phoneNumber`: login answers only).',
     session: 'required',
     responses: [{ status: 200, description: 'The current session.', schema: sessionViewSchema }],
+    errors: ['SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/session/check/',
+    operationId: 'checkSession',
+    tag: 'session',
+    summary: 'Forward auth: is there a live session?',
+    description:
+      'For gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik `forwardAuth`, Envoy ' +
+      '`ext_authz`): reads only the Cookie header, follows the same time-outs and last-seen rules as ' +
+      '`GET /api/v1/session/`, never sets or clears a cookie. A gateway passes the identity headers ' +
+      'on to the application and must strip any the client sent (docs/gateways.md).',
+    session: 'required',
+    responses: [
+      {
+        status: 204,
+        description: 'A live session: who it belongs to, in headers.',
+        headers: {
+          'Gatehouse-User-Id': { description: 'The user id.', required: true },
+          'Gatehouse-Username': {
+            description: 'The username, percent-encoded (RFC 3986) where it is not printable ASCII.',
+            required: true,
+          },
+          'Gatehouse-User-Level': { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
+          'Gatehouse-Tenant-Id': { description: 'The tenant id, when the user has one.', required: false },
+          'Gatehouse-Group-Id': { description: 'The group id, when the user has one.', required: false },
+        },
+      },
+    ],
     errors: ['SERVICE_UNAVAILABLE'],
   },
   {

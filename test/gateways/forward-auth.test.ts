@@ -1,0 +1,159 @@
+/**
+ * Contract 4a end to end: real nginx (`auth_request`) and real Caddy (`forward_auth`) in front of
+ * an application, asking Gatehouse about every request. The application echoes the identity
+ * headers it received; a client forges them, with and without a session.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRANSPORT_TARGETS } from '../support/databases.js';
+import { type Gateway, type GatewayKind, IDENTITY_HEADERS, startGateway } from '../support/gateways.js';
+import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+
+const PASSWORD = 'correct horse battery staple';
+const GATEWAYS: readonly GatewayKind[] = ['nginx', 'caddy'];
+
+/** The application behind the gateway: answers with the identity headers it was given. */
+async function startEchoApp(): Promise<{ url: string; reached: () => number; close: () => Promise<void> }> {
+  let reached = 0;
+  const server: Server = createServer((request, response) => {
+    reached += 1;
+    const seen: Record<string, string> = {};
+    for (const header of IDENTITY_HEADERS) {
+      const value = request.headers[header.toLowerCase()];
+      if (value !== undefined) seen[header] = String(value);
+    }
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ path: request.url, seen }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    reached: () => reached,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const FORGED = {
+  'Gatehouse-User-Id': 'u-admin',
+  'Gatehouse-Username': 'admin',
+  'Gatehouse-User-Level': '16',
+  'Gatehouse-Tenant-Id': 'other-tenant',
+  'Gatehouse-Group-Id': 'other-group',
+};
+
+for (const target of TRANSPORT_TARGETS) {
+  for (const kind of GATEWAYS) {
+    describe(`forward auth through ${kind} [${target}]`, () => {
+      let gatehouse: TestServer;
+      let app: Awaited<ReturnType<typeof startEchoApp>>;
+      let gateway: Gateway;
+      let gatehouseClosed = false;
+
+      beforeAll(async () => {
+        gatehouse = await startTestServer({ store: target });
+        await seedUser(gatehouse, {
+          username: 'ann',
+          password: PASSWORD,
+          tenantId: 't1',
+          groupId: 'g1',
+          userId: 'u-ann',
+        });
+        await seedUser(gatehouse, { username: 'zoë', password: PASSWORD, userId: 'u-zoe' });
+        await seedUser(gatehouse, { username: 'fresh', password: PASSWORD, mustChangePassword: true });
+        app = await startEchoApp();
+        gateway = await startGateway(kind, gatehouse.url, app.url);
+      });
+      afterAll(async () => {
+        await gateway?.close();
+        await app?.close();
+        if (!gatehouseClosed) await gatehouse?.close();
+      });
+
+      /** A session cookie from a real login on Gatehouse. */
+      async function sessionOf(username: string): Promise<string> {
+        const client = new TestClient(gatehouse.url);
+        expect((await client.post('/api/v1/login/', { username, password: PASSWORD })).status).toBe(200);
+        return `sessionid=${client.session}`;
+      }
+
+      const viaGateway = (headers: Record<string, string>) =>
+        new TestClient(gateway.url).get('/orders/42', headers);
+
+      it('passes a request with a live session on, with who it is', async () => {
+        const response = await viaGateway({ cookie: await sessionOf('ann') });
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          path: '/orders/42',
+          seen: {
+            'Gatehouse-User-Id': 'u-ann',
+            'Gatehouse-Username': 'ann',
+            'Gatehouse-User-Level': '0',
+            'Gatehouse-Tenant-Id': 't1',
+            'Gatehouse-Group-Id': 'g1',
+          },
+        });
+      });
+
+      it('stops a request without a session (401), the application never sees it', async () => {
+        const before = app.reached();
+        const response = await viaGateway({});
+        expect(response.status).toBe(401);
+        expect(app.reached()).toBe(before);
+      });
+
+      it('stops forged identity headers without a session', async () => {
+        const before = app.reached();
+        const response = await viaGateway(FORGED);
+        expect(response.status).toBe(401);
+        expect(app.reached()).toBe(before);
+      });
+
+      it('replaces forged identity headers with the session’s, and drops those the user has not', async () => {
+        const ann = await viaGateway({ ...FORGED, cookie: await sessionOf('ann') });
+        expect(ann.status).toBe(200);
+        expect(ann.body.seen).toEqual({
+          'Gatehouse-User-Id': 'u-ann',
+          'Gatehouse-Username': 'ann',
+          'Gatehouse-User-Level': '0',
+          'Gatehouse-Tenant-Id': 't1',
+          'Gatehouse-Group-Id': 'g1',
+        });
+        // zoë has no tenant and no group: the forged ones must not reach the application.
+        const zoe = await viaGateway({ ...FORGED, cookie: await sessionOf('zoë') });
+        expect(zoe.status).toBe(200);
+        expect(zoe.body.seen).toEqual({
+          'Gatehouse-User-Id': 'u-zoe',
+          'Gatehouse-Username': 'zo%C3%AB',
+          'Gatehouse-User-Level': '0',
+        });
+      });
+
+      it('stops a session whose password expired (403)', async () => {
+        const before = app.reached();
+        expect((await viaGateway({ cookie: await sessionOf('fresh') })).status).toBe(403);
+        expect(app.reached()).toBe(before);
+      });
+
+      it('stops a session once it is logged out', async () => {
+        const cookie = await sessionOf('ann');
+        expect((await viaGateway({ cookie })).status).toBe(200);
+        const logout = await new TestClient(gatehouse.url).post('/api/v1/logout/', {}, { cookie });
+        expect(logout.status).toBe(200);
+        expect((await viaGateway({ cookie })).status).toBe(401);
+      });
+
+      it('answers 503 with Retry-After once Gatehouse is gone, the application never sees it', async () => {
+        const cookie = await sessionOf('ann');
+        await gatehouse.close();
+        gatehouseClosed = true;
+        const before = app.reached();
+        const response = await viaGateway({ cookie });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('5');
+        expect(app.reached()).toBe(before);
+      });
+    });
+  }
+}
