@@ -1,9 +1,9 @@
-// The "bare Koa" ceiling: Koa 3 answering one fixed JSON body (BARE_KOA_BODY) to every request,
+// The "bare Koa" ceiling: Koa 3 answering one fixed JSON body (BARE_BODY) to every request,
 // on a plain node:http server. Prints its port on stdout once listening.
 import { createServer } from 'node:http';
 import Koa from 'koa';
 
-const body = JSON.parse(process.env.BARE_KOA_BODY ?? '{"status":"ok"}');
+const body = JSON.parse(process.env.BARE_BODY ?? '{"status":"ok"}');
 const app = new Koa();
 app.use((ctx) => {
   ctx.body = body;

@@ -63,15 +63,20 @@ export interface BareKoaCeiling extends LoadResult {
   server: ResourceUse;
 }
 
-/** A tiny Koa server in a child process, driven with the same autocannon settings as the session phase. */
+/**
+ * A tiny Koa (or Fastify) server in a child process answering a fixed body, driven with the same
+ * autocannon settings as the session phase: what the framework alone costs.
+ */
 export async function bareKoaCeiling(options: {
   body: string;
   connections: number;
   durationS: number;
   requests: LoadRequest[];
+  framework?: 'koa' | 'fastify';
 }): Promise<BareKoaCeiling> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-koa.mjs')], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', BARE_KOA_BODY: options.body },
+  const script = options.framework === 'fastify' ? 'bare-fastify.mjs' : 'bare-koa.mjs';
+  const child = spawn(process.execPath, [join(import.meta.dirname, script)], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', BARE_BODY: options.body },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -81,7 +86,7 @@ export async function bareKoaCeiling(options: {
         text += chunk.toString('utf8');
         if (text.includes('\n')) resolve(Number(text.trim()));
       });
-      child.once('exit', (code) => reject(new Error(`bare Koa server exited with ${code}`)));
+      child.once('exit', (code) => reject(new Error(`bare ${script} server exited with ${code}`)));
     });
     const sampler = new ResourceSampler(child.pid!);
     sampler.start();

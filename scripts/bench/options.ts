@@ -1,15 +1,16 @@
 /** Benchmark settings from the environment (all optional). */
 import { adminDatabaseUrl } from './databases.js';
 
-export type BenchStore = 'postgres' | 'pglite' | 'redis' | 'redis-cluster';
+/** Where the benchmarked service runs: a store, or (`fastify`) PostgreSQL with HTTP_TRANSPORT=fastify. */
+export type BenchStore = 'postgres' | 'fastify' | 'pglite' | 'redis' | 'redis-cluster';
 
-const ALL_STORES: readonly BenchStore[] = ['postgres', 'pglite', 'redis', 'redis-cluster'];
+const ALL_STORES: readonly BenchStore[] = ['postgres', 'fastify', 'pglite', 'redis', 'redis-cluster'];
 
 export interface BenchOptions {
   /** Length of each timed phase (BENCH_SECONDS, default 10). */
   seconds: number;
   /**
-   * BENCH_STORES, comma-separated; default all four (the Redis stores keep users in PostgreSQL;
+   * BENCH_STORES, comma-separated; default all five (the Redis stores keep users in PostgreSQL;
    * PostgreSQL and Redis are skipped when unreachable or not installed, unless asked for).
    */
   stores: BenchStore[];

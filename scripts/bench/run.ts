@@ -21,6 +21,7 @@ import {
   storeLookupCeiling,
 } from './ceilings.js';
 import { createThrowawayDatabase, postgresReachable, type ThrowawayDatabase } from './databases.js';
+import { type GatewayPhases, gatewayPhases, nginxInstalled } from './gateway.js';
 import {
   JSON_HEADERS,
   keepAliveAgent,
@@ -107,6 +108,8 @@ export interface StoreReport {
   redis_memory?: RedisMemory;
   /** The cluster: a master killed (SIGKILL) under session reads. */
   failover?: FailoverWindow;
+  /** PostgreSQL (both transports): the forward-auth check direct and through nginx. */
+  forward_auth?: GatewayPhases;
   exit_code: number | null;
   /** Warning and error lines the service logged. */
   service_log_lines: number;
@@ -118,6 +121,8 @@ export interface BenchReport {
   ceilings: {
     argon2: Argon2Ceiling;
     bare_koa: BareKoaCeiling | null;
+    /** The same with Fastify (when the fastify target ran). */
+    bare_fastify: BareKoaCeiling | null;
     pg_lookup: PgCeiling | null;
   };
   stores: Partial<Record<BenchStore, StoreReport>>;
@@ -263,6 +268,8 @@ async function runStore(
       database = await createThrowawayDatabase(options.adminDatabaseUrl);
       storeEnv = { DATABASE_URL: database.url };
       log(`[${kind}] database ${database.name}`);
+      // The Fastify target: the same PostgreSQL service, the API on the other transport.
+      if (kind === 'fastify') storeEnv = { ...storeEnv, HTTP_TRANSPORT: 'fastify' };
       if (kind === 'redis' || kind === 'redis-cluster') {
         // Users, directory and audit stay in PostgreSQL; sessions and throttle counters go to Redis.
         redis = await startBenchRedis(kind);
@@ -418,6 +425,17 @@ async function runStore(
         );
       }
     }
+    let forwardAuth: GatewayPhases | undefined;
+    if ((kind === 'postgres' || kind === 'fastify') && nginxInstalled()) {
+      log(`[${kind}] forward auth: the session check direct, through nginx auth_request, nginx alone`);
+      forwardAuth = await measured(pid, () =>
+        gatewayPhases({ baseUrl, cookies, connections: options.sessionConnections, durationS }),
+      );
+      log(
+        `[${kind}]   direct ${forwardAuth.session_check.req_per_s} req/s; via nginx ${forwardAuth.session_check_via_nginx.req_per_s} req/s ` +
+          `(p99 ${forwardAuth.session_check_via_nginx.latency_ms.p99} ms); nginx alone ${forwardAuth.nginx_proxy_only.req_per_s} req/s`,
+      );
+    }
     if (kind === 'postgres' && database) {
       log(`[${kind}] ceilings: raw pg lookup and the store's session query (pool 10, 32 in flight)`);
       pgLookup = await pgCeiling({ databaseUrl: database.url, durationS, poolSize: 10, concurrency: 32 });
@@ -473,6 +491,7 @@ async function runStore(
       ...(redisLookup ? { redis_lookup: redisLookup } : {}),
       ...(redisMemory ? { redis_memory: redisMemory } : {}),
       ...(failover ? { failover } : {}),
+      ...(forwardAuth ? { forward_auth: forwardAuth } : {}),
       exit_code: exitCode,
       service_log_lines: output.split('\n').filter((line) => line.trim() !== '').length,
       service_log_tail: output.slice(-2000),
@@ -546,6 +565,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   }
 
   let bareKoa: BareKoaCeiling | null = null;
+  let bareFastify: BareKoaCeiling | null = null;
   if (koaInput) {
     log(`ceiling: bare Koa, fixed JSON, ${options.sessionConnections} connections, ${options.seconds} s`);
     bareKoa = await bareKoaCeiling({
@@ -555,6 +575,19 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       requests: sessionRequests(koaInput.cookies),
     });
     log(`  ${bareKoa.req_per_s} req/s, p99 ${bareKoa.latency_ms.p99} ms`);
+    if (reports.fastify) {
+      log(
+        `ceiling: bare Fastify, fixed JSON, ${options.sessionConnections} connections, ${options.seconds} s`,
+      );
+      bareFastify = await bareKoaCeiling({
+        body: koaInput.body,
+        connections: options.sessionConnections,
+        durationS: options.seconds,
+        requests: sessionRequests(koaInput.cookies),
+        framework: 'fastify',
+      });
+      log(`  ${bareFastify.req_per_s} req/s, p99 ${bareFastify.latency_ms.p99} ms`);
+    }
   }
 
   const ratios: BenchReport['ratios'] = {};
@@ -586,6 +619,15 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
           : undefined,
       ),
       password_login_vs_postgres: ratio(login.req_per_s, reports.postgres?.phases.password_login.req_per_s),
+      session_get_vs_bare_fastify: ratio(get.req_per_s, bareFastify?.req_per_s),
+      session_check_via_nginx_vs_direct: ratio(
+        report.forward_auth?.session_check_via_nginx.req_per_s,
+        report.forward_auth?.session_check.req_per_s,
+      ),
+      session_check_via_nginx_vs_nginx_alone: ratio(
+        report.forward_auth?.session_check_via_nginx.req_per_s,
+        report.forward_auth?.nginx_proxy_only.req_per_s,
+      ),
     };
     const peakPerProcess = Math.max(
       report.rss_high_water_mb ?? 0,
@@ -639,7 +681,12 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       ].join(' '),
       latency_note: 'milliseconds, client-side, every response recorded (nearest-rank percentiles)',
     },
-    ceilings: { argon2, bare_koa: bareKoa, pg_lookup: reports.postgres?.pg_lookup ?? null },
+    ceilings: {
+      argon2,
+      bare_koa: bareKoa,
+      bare_fastify: bareFastify,
+      pg_lookup: reports.postgres?.pg_lookup ?? null,
+    },
     stores: reports,
     skipped,
     ratios,

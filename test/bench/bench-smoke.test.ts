@@ -20,7 +20,7 @@ describe('benchmark (smoke run, no thresholds)', () => {
   beforeAll(async () => {
     ({ report, stderr } = await runBenchSmoke({
       // The Redis store keeps its users in PostgreSQL: it runs where PostgreSQL does.
-      BENCH_STORES: pgUrl ? 'pglite,postgres,redis' : 'pglite',
+      BENCH_STORES: pgUrl ? 'pglite,postgres,fastify,redis' : 'pglite',
       BENCH_REDIS_SESSIONS: '2000',
       ...(pgUrl ? { BENCH_DATABASE_URL: pgUrl } : {}),
       // The suite's migrated PGlite template (test/support/global-setup.ts) spares an initdb.
@@ -35,7 +35,7 @@ describe('benchmark (smoke run, no thresholds)', () => {
     if (pgUrl) expect(report.ceilings.pg_lookup?.queries).toBeGreaterThan(0);
   });
 
-  const stores = pgUrl ? (['pglite', 'postgres', 'redis'] as const) : (['pglite'] as const);
+  const stores = pgUrl ? (['pglite', 'postgres', 'fastify', 'redis'] as const) : (['pglite'] as const);
   for (const store of stores) {
     it(`runs every phase against ${store}`, () => {
       const result = report.stores[store];
@@ -79,6 +79,28 @@ describe('benchmark (smoke run, no thresholds)', () => {
       expect(result.redis_memory?.bytes_per_session, store).toBeLessThan(8192);
       expect(report.ratios[store]?.session_get_vs_redis_lookup, store).toBeGreaterThan(0);
       expect(report.ratios[store]?.session_get_vs_postgres, store).toBeGreaterThan(0);
+    }
+  });
+
+  it.skipIf(!pgUrl)(
+    'compares the transports: Fastify beside Koa, each with its bare ceiling [fastify]',
+    () => {
+      expect(report.ceilings.bare_fastify?.requests).toBeGreaterThan(0);
+      expect(report.ceilings.bare_fastify?.errors).toBe(0);
+      expect(report.ratios.fastify?.session_get_vs_bare_fastify).toBeGreaterThan(0);
+      expect(report.ratios.fastify?.session_get_vs_postgres).toBeGreaterThan(0);
+    },
+  );
+
+  it.skipIf(!pgUrl)('measures forward auth direct and through nginx, on both transports', () => {
+    for (const store of ['postgres', 'fastify'] as const) {
+      const phases = report.stores[store]!.forward_auth!;
+      expect(phases.session_check.status['204'], store).toBe(phases.session_check.requests);
+      expect(phases.session_check_via_nginx.status['200'], store).toBe(
+        phases.session_check_via_nginx.requests,
+      );
+      expect(phases.nginx_proxy_only.status['200'], store).toBe(phases.nginx_proxy_only.requests);
+      expect(report.ratios[store]?.session_check_via_nginx_vs_direct, store).toBeGreaterThan(0);
     }
   });
 });
