@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,60 +7,9 @@ import { createGatehouse } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient } from '../support/test-server.js';
+import { makeCertificates } from '../support/tls-certificates.js';
 
 const PASSWORD = 'correct horse battery staple';
-
-/** A private CA and a server certificate for 127.0.0.1 it signed, made with openssl. */
-function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
-  const path = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    path('ca.key'),
-    '-out',
-    path('ca.pem'),
-    '-days',
-    '2',
-    '-subj',
-    '/CN=gatehouse test CA',
-  );
-  openssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    path('server.key'),
-    '-out',
-    path('server.csr'),
-    '-subj',
-    '/CN=127.0.0.1',
-  );
-  writeFileSync(path('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    path('server.csr'),
-    '-CA',
-    path('ca.pem'),
-    '-CAkey',
-    path('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    path('server.pem'),
-    '-days',
-    '2',
-    '-extfile',
-    path('san.ext'),
-  );
-  return { ca: path('ca.pem'), cert: path('server.pem'), key: path('server.key') };
-}
 
 // Issue 10, item 3: TLS (rediss://) works, with a private CA given by REDIS_TLS_CA_FILE; a server
 // whose certificate is not trusted stops start-up with a message naming REDIS_URL.
