@@ -92,20 +92,24 @@ for (const sessions of [sessionsInDatabase(), sessionsOnCluster()]) {
     const on = (service: ChildService, token: string) =>
       new TestClient(service.url).get('/api/v1/session/', { cookie: `sessionid=${token}` });
 
-    it('both name the session store they share', () => {
+    it('both name the session store they share, and the transport', () => {
       expect(a.startup.session_store).toBe(sessions.label === 'postgres' ? 'sql' : 'redis-cluster');
       expect(b.startup.session_store).toBe(a.startup.session_store);
+      expect(a.startup.transport).toBe('koa');
     });
 
     it('hashes on one thread per core unless UV_THREADPOOL_SIZE says otherwise (the process entry)', async () => {
       expect(a.startup.hashing_threads).toBe(Math.max(2, availableParallelism()));
+      // A third instance, on the other transport, beside the two.
       const three = await startService({
         DATABASE_URL: serviceDatabaseUrl(db.schema),
         UV_THREADPOOL_SIZE: '3',
+        HTTP_TRANSPORT: 'fastify',
         ...sessions.env(),
       });
       try {
         expect(three.startup.hashing_threads).toBe(3);
+        expect(three.startup.transport).toBe('fastify');
         expect((await new TestClient(three.url).get('/healthz')).status).toBe(200);
       } finally {
         await three.stop();

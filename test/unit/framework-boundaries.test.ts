@@ -78,4 +78,16 @@ describe('framework boundaries', () => {
       );
     expect(offending).toEqual([]);
   });
+
+  it('keeps gatehouse-client (src/client) free of any package and of the service: its own files and node: only', () => {
+    const offending = imports
+      .filter(({ file }) => file.startsWith('client/'))
+      .flatMap(({ file, specifiers }) =>
+        specifiers
+          .filter((s) => !s.startsWith('node:') && !/^\.\/[\w-]+\.js$/.test(s))
+          .map((s) => `${file}: ${s}`),
+      );
+    expect(imports.filter(({ file }) => file.startsWith('client/')).length).toBeGreaterThan(3);
+    expect(offending).toEqual([]);
+  });
 });

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import type { SessionCheckResult } from './session-check.js';
+
+/** A refusal as the service answers it: RFC 9457 problem+json with its stable code. */
+export interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const REFUSALS = {
+  none: { status: 401, code: 'NOT_AUTHENTICATED', title: 'Not authenticated', detail: 'Log in first.' },
+  expired: {
+    status: 403,
+    code: 'PASSWORD_EXPIRED',
+    title: 'Password expired',
+    detail: 'The password has expired. Change it before doing anything else.',
+  },
+  unavailable: {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    title: 'Service unavailable',
+    detail: 'The session could not be checked. Try again shortly.',
+  },
+} as const;
+
+/** The answer for a request whose check was not `live`. */
+export function refusalFor(result: Exclude<SessionCheckResult, { status: 'live' }>): Refusal {
+  const refusal = REFUSALS[result.status];
+  const requestId = randomUUID();
+  return {
+    status: refusal.status,
+    headers: {
+      'content-type': 'application/problem+json; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-request-id': requestId,
+      ...(refusal.status === 503 ? { 'retry-after': '5' } : {}),
+    },
+    body: JSON.stringify({
+      type: 'about:blank',
+      title: refusal.title,
+      status: refusal.status,
+      code: refusal.code,
+      detail: refusal.detail,
+      request_id: requestId,
+    }),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * gatehouse-client: the session check for an app that runs beside a Gatehouse service, over its
+ * forward-auth endpoint (contract 4a, `GET /api/v1/session/check/`). No dependencies: the global
+ * `fetch` (Node 18 and later).
+ */
+
+/** Who a live session belongs to, read from the check's `Gatehouse-*` headers. */
+export interface GatehouseUser {
+  userId: string;
+  username: string;
+  userLevel: number;
+  tenantId?: string;
+  groupId?: string;
+}
+
+export type SessionCheckResult =
+  | { status: 'live'; user: GatehouseUser }
+  /** No cookie, or a session that is unknown, ended or timed out (the service's 401). */
+  | { status: 'none' }
+  /** The session's password expired: only a password change is allowed (the service's 403). */
+  | { status: 'expired' }
+  /** The service could not answer: unreachable, too slow, or its own 503. Not the user's fault. */
+  | { status: 'unavailable' };
+
+export interface SessionCheckOptions {
+  /** The Gatehouse service's base URL, e.g. `http://gatehouse:8080`. */
+  url: string;
+  /** COOKIE_NAME of the service (default `sessionid`). */
+  cookieName?: string;
+  /** How long one check may take before it counts as unavailable (default 2000 ms). */
+  timeoutMs?: number;
+}
+
+export type SessionCheck = (cookieHeader: string | undefined) => Promise<SessionCheckResult>;
+
+/**
+ * Only the session cookie's own pairs go to Gatehouse (every value of that name: the service
+ * picks the one live session); the app's other cookies are none of its business.
+ */
+function sessionPairs(cookieHeader: string, cookieName: string): string {
+  const prefix = `${cookieName}=`;
+  return cookieHeader
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.startsWith(prefix))
+    .join('; ');
+}
+
+function userFrom(headers: Headers): GatehouseUser | null {
+  const userId = headers.get('gatehouse-user-id');
+  const username = headers.get('gatehouse-username');
+  const level = Number(headers.get('gatehouse-user-level'));
+  if (!userId || !username || !Number.isInteger(level)) return null;
+  const tenantId = headers.get('gatehouse-tenant-id');
+  const groupId = headers.get('gatehouse-group-id');
+  try {
+    return {
+      userId: decodeURIComponent(userId),
+      // Percent-encoded by the service when not plain ASCII; plain ASCII decodes to itself.
+      username: decodeURIComponent(username),
+      userLevel: level,
+      ...(tenantId ? { tenantId: decodeURIComponent(tenantId) } : {}),
+      ...(groupId ? { groupId: decodeURIComponent(groupId) } : {}),
+    };
+  } catch {
+    return null;
+  }
+}
+
+export function createSessionCheck(options: SessionCheckOptions): SessionCheck {
+  const cookieName = options.cookieName ?? 'sessionid';
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const endpoint = new URL(
+    'api/v1/session/check/',
+    options.url.endsWith('/') ? options.url : `${options.url}/`,
+  ).href;
+  return async (cookieHeader) => {
+    const cookie = sessionPairs(cookieHeader ?? '', cookieName);
+    if (!cookie) return { status: 'none' };
+    let response: Response;
+    try {
+      response = await fetch(endpoint, {
+        headers: { cookie, accept: 'application/json' },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await response.body?.cancel();
+    } catch {
+      return { status: 'unavailable' };
+    }
+    if (response.status === 204) {
+      const user = userFrom(response.headers);
+      return user ? { status: 'live', user } : { status: 'unavailable' };
+    }
+    if (response.status === 401) return { status: 'none' };
+    if (response.status === 403) return { status: 'expired' };
+    return { status: 'unavailable' };
+  };
+}
