@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The `gatehouse` administration command. It runs the compiled code in dist/: build it first.
-import { existsSync } from 'node:fs';
+// The `gatehouse` command: `gatehouse serve` starts the service as `npm start` does; every other
+// command is the administration command. Both run the compiled code in dist/: build it first.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 
@@ -12,4 +14,16 @@ if (!existsSync(entry)) {
   process.exit(2);
 }
 
-await import(entry.href);
+if (process.argv[2] === 'serve') {
+  // The node flags and entry of package.json's `start` script, so both start the same service.
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const tokens = manifest.scripts.start.split(/\s+/).slice(1);
+  const script = new URL(`../${tokens.pop()}`, import.meta.url);
+  const child = spawn(process.execPath, [...tokens, script.pathname], { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 1 : 0);
+  });
+} else {
+  await import(entry.href);
+}

@@ -5,6 +5,7 @@ import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider, ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
+import { interpretationRefusal } from '../domain/sso/sso-interpretation-error.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
 import type { Repositories, Store } from '../domain/store.port.js';
@@ -95,7 +96,8 @@ export class SsoLogin {
     try {
       identity = await this.interpreter.interpret(tokens);
     } catch (error) {
-      if (isDomainError(error)) throw error;
+      const refusal = interpretationRefusal(error);
+      if (refusal) throw refusal;
       // A customer interpreter's own bug must not become a 500 or leak its message.
       throw new DomainError('SSO_INVALID', 'The tokens could not be interpreted.', { cause: error });
     }

@@ -12,6 +12,7 @@ Administers a Gatehouse deployment, with the same configuration (environment var
 service: DATABASE_URL, or the embedded database in DATA_DIR; PASSWORD_MIN_LENGTH; ARGON2_*.
 
 Commands:
+  serve                                    start the service, as \`npm start\` does
   migrate                                  apply pending database migrations
   tenant add ID [--name NAME]
   group add ID --tenant ID [--name NAME]

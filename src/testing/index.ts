@@ -21,6 +21,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
+import { interpretationRefusal } from '../domain/sso/sso-interpretation-error.js';
 import type {
   SsoInterpretationCode,
   SsoInterpreterSettings,
@@ -122,7 +123,8 @@ export async function runLikeTheService(
   try {
     raw = await interpreter.interpret(tokens);
   } catch (error) {
-    if (error instanceof DomainError) return { ok: false, code: error.code, error };
+    const refusal = interpretationRefusal(error);
+    if (refusal) return { ok: false, code: refusal.code, error };
     return { ok: false, code: 'SSO_INVALID', error };
   }
   try {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkSsoIdentity } from '../../src/domain/sso/sso-identity.js';
+import {
+  interpretationRefusal,
+  SsoInterpretationError,
+} from '../../src/domain/sso/sso-interpretation-error.js';
 
 function codeOf(work: () => unknown): string | undefined {
   try {
@@ -78,5 +82,40 @@ describe('checkSsoIdentity', () => {
 
   it('refuses a non-object result', () => {
     expect(codeOf(() => checkSsoIdentity(null))).toBe('SSO_INVALID_USERNAME');
+  });
+});
+
+describe('an SsoInterpretationError from another copy of the class (gatehouse-testing beside the service)', () => {
+  // What a second copy of the module makes: its own class, the same registered brand.
+  class ForeignSsoInterpretationError extends Error {
+    constructor(
+      readonly code: string,
+      message: string,
+    ) {
+      super(message);
+      this.name = 'SsoInterpretationError';
+      Object.defineProperty(this, Symbol.for('gatehouse.SsoInterpretationError'), { value: true });
+    }
+  }
+
+  it('keeps its code, as the service answers it', () => {
+    const refusal = interpretationRefusal(
+      new ForeignSsoInterpretationError('SSO_MULTI_GROUPS', 'two groups'),
+    );
+    expect(refusal).toBeInstanceOf(SsoInterpretationError);
+    expect(refusal?.code).toBe('SSO_MULTI_GROUPS');
+    expect(refusal?.message).toBe('two groups');
+  });
+
+  it('is not fooled by a look-alike without the brand, or a branded error with a code that is no SSO code', () => {
+    const lookAlike = Object.assign(new Error('x'), { name: 'SsoInterpretationError', code: 'SSO_REFUSED' });
+    expect(interpretationRefusal(lookAlike)).toBeNull();
+    expect(interpretationRefusal(new ForeignSsoInterpretationError('INTERNAL_ERROR', 'x'))).toBeNull();
+    expect(interpretationRefusal('SSO_REFUSED')).toBeNull();
+  });
+
+  it('passes this copy’s own errors through unchanged', () => {
+    const own = new SsoInterpretationError('SSO_INVALID_USERNAME', 'no username');
+    expect(interpretationRefusal(own)).toBe(own);
   });
 });

@@ -1,10 +1,43 @@
-import { DomainError } from '../shared/domain-error.js';
+import { DomainError, isDomainError } from '../shared/domain-error.js';
 import type { SsoInterpretationCode } from './sso-token-interpreter.port.js';
+
+/**
+ * Marks an SsoInterpretationError whichever copy of the class made it: an interpreter package
+ * tests with `gatehouse-testing` and may throw that package's class, while the service has its
+ * own; `instanceof` cannot see across copies, the registered symbol can.
+ */
+const BRAND = Symbol.for('gatehouse.SsoInterpretationError');
+
+const CODES: ReadonlySet<string> = new Set<SsoInterpretationCode>([
+  'SSO_INVALID',
+  'SSO_INVALID_USERNAME',
+  'SSO_MULTI_GROUPS',
+  'SSO_INVALID_GROUPID_AND_USERNAME',
+  'SSO_REFUSED',
+  'SSO_UNREACHABLE',
+]);
 
 /** Thrown by interpreters (including customer packages) to refuse a token set with an SSO code. */
 export class SsoInterpretationError extends DomainError {
+  readonly [BRAND] = true;
+
   constructor(code: SsoInterpretationCode, message: string, options: { cause?: unknown } = {}) {
     super(code, message, options);
     this.name = 'SsoInterpretationError';
   }
+}
+
+/**
+ * What an interpreter threw, as the service answers it: a DomainError of this copy as it is; an
+ * SsoInterpretationError of another copy (branded, with an SSO code) as this copy's; else null
+ * (a bug of the interpreter's, answered SSO_INVALID by the caller).
+ */
+export function interpretationRefusal(error: unknown): DomainError | null {
+  if (isDomainError(error)) return error;
+  if (typeof error !== 'object' || error === null) return null;
+  const foreign = error as { [BRAND]?: unknown; code?: unknown; message?: unknown };
+  if (foreign[BRAND] !== true || typeof foreign.code !== 'string' || !CODES.has(foreign.code)) return null;
+  return new SsoInterpretationError(foreign.code as SsoInterpretationCode, String(foreign.message ?? ''), {
+    cause: error,
+  });
 }
