@@ -26,6 +26,8 @@ const pack = (cwd) => {
   made.push(join(packs, name));
 };
 
+// A fresh build: files of sources that were removed must not linger in dist/ and ship.
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 tsc('tsconfig.build.json');
 pack(root);
 

@@ -137,6 +137,8 @@ describe('the packages, installed from their tarballs', () => {
     let serviceUrl: string;
     let apps: ChildProcess;
     const appUrls: Record<string, string> = {};
+    const passwords: Record<string, string> = {};
+    const ANN_PASSWORD = 'a brand new passphrase 42';
     const gatehouseCommand = (args: string[], input?: string) =>
       new Promise<void>((resolve, reject) => {
         const child = spawn(
@@ -192,6 +194,7 @@ describe('the packages, installed from their tarballs', () => {
           `${PASSWORD}\n`,
         );
       await gatehouseCommand(['user', 'expire', 'fresh']);
+      passwords.fresh = PASSWORD;
 
       const port = await freePort();
       serviceUrl = `http://127.0.0.1:${port}`;
@@ -222,6 +225,16 @@ describe('the packages, installed from their tarballs', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
 
+      // A password set by an administrator must be changed at the first login: ann does so.
+      const ann = new TestClient(serviceUrl);
+      expect((await ann.post('/api/v1/login/', { username: 'ann', password: PASSWORD })).status).toBe(200);
+      const change = await ann.post('/api/v1/password/', {
+        old_password: PASSWORD,
+        new_password: ANN_PASSWORD,
+      });
+      expect(change.status).toBe(200);
+      passwords.ann = ANN_PASSWORD;
+
       apps = spawn(process.execPath, [join(appsDir, 'apps.mjs')], {
         cwd: appsDir,
         env: { PATH: process.env.PATH ?? '', GATEHOUSE_URL: serviceUrl },
@@ -251,7 +264,8 @@ describe('the packages, installed from their tarballs', () => {
 
     async function cookieOf(username: string): Promise<string> {
       const client = new TestClient(serviceUrl);
-      expect((await client.post('/api/v1/login/', { username, password: PASSWORD })).status).toBe(200);
+      const password = passwords[username] ?? PASSWORD;
+      expect((await client.post('/api/v1/login/', { username, password })).status).toBe(200);
       return `sessionid=${client.session}`;
     }
 

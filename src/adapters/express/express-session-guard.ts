@@ -15,12 +15,7 @@ declare global {
 
 function writeExpressReply(response: Response, reply: Reply): void {
   response.status(reply.status);
-  const cookies: string[] = [];
-  for (const [name, value] of reply.headers) {
-    if (name.toLowerCase() === 'set-cookie') cookies.push(value);
-    else response.setHeader(name, value);
-  }
-  if (cookies.length > 0) response.setHeader('Set-Cookie', cookies);
+  for (const [name, value] of reply.headersByName()) response.setHeader(name, value);
   const wire = reply.wire();
   if (!wire) {
     response.end();

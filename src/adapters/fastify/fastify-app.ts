@@ -67,12 +67,7 @@ export function fastifyRequest(request: FastifyRequest): HttpRequest {
 /** Writes a neutral reply with Fastify's reply. */
 export function writeFastifyReply(reply: FastifyReply, answer: Reply): FastifyReply {
   reply.code(answer.status);
-  const cookies: string[] = [];
-  for (const [name, value] of answer.headers) {
-    if (name.toLowerCase() === 'set-cookie') cookies.push(value);
-    else reply.header(name, value);
-  }
-  if (cookies.length > 0) reply.header('Set-Cookie', cookies);
+  for (const [name, value] of answer.headersByName()) reply.header(name, value);
   const wire = answer.wire();
   if (!wire) return reply.send();
   reply.header('Content-Type', wire.contentType);

@@ -60,6 +60,17 @@ export class Reply {
     this.contentType = contentType;
   }
 
+  /** The headers one entry per name, as frameworks set them: a repeated name (Set-Cookie) as a list. */
+  headersByName(): Array<[string, string | string[]]> {
+    const byName = new Map<string, [string, string[]]>();
+    for (const [name, value] of this.headers) {
+      const entry = byName.get(name.toLowerCase());
+      if (entry) entry[1].push(value);
+      else byName.set(name.toLowerCase(), [name, [value]]);
+    }
+    return [...byName.values()].map(([name, values]) => [name, values.length === 1 ? values[0]! : values]);
+  }
+
   /** The body as sent on the wire, and its type. */
   wire(): { contentType: string; payload: string } | null {
     if (this.body === undefined) return null;

@@ -38,10 +38,7 @@ class KoaRequest implements HttpRequest {
 /** Writes a neutral reply on Koa's response. */
 export function writeKoaReply(ctx: Context, reply: Reply): void {
   ctx.status = reply.status;
-  for (const [name, value] of reply.headers) {
-    if (name.toLowerCase() === 'set-cookie') ctx.append(name, value);
-    else ctx.set(name, value);
-  }
+  for (const [name, value] of reply.headersByName()) ctx.set(name, value);
   const wire = reply.wire();
   if (wire) {
     // Before the body: Koa keeps a Content-Type that is already set.
