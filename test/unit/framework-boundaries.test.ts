@@ -19,7 +19,9 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every module specifier a file imports or re-exports (static, dynamic, `declare module`). */
-function specifiers(text: string): string[] {
+function specifiers(source: string): string[] {
+  // Comments are not imports (a doc comment may show one as an example).
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   const found: string[] = [];
   const patterns = [
     /\b(?:import|export)\s[^'"]*?\bfrom\s+['"]([^'"]+)['"]/g,
@@ -89,5 +91,26 @@ describe('framework boundaries', () => {
       );
     expect(imports.filter(({ file }) => file.startsWith('client/')).length).toBeGreaterThan(3);
     expect(offending).toEqual([]);
+  });
+
+  it('keeps gatehouse-testing (src/testing and what it imports) to the domain: no framework, driver or hashing', () => {
+    // The files the kit's build compiles: src/testing/index.ts and everything it imports, transitively.
+    const byFile = new Map(imports.map(({ file, specifiers }) => [file, specifiers]));
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const specifier of byFile.get(file) ?? []) {
+        if (specifier.startsWith('.')) {
+          const target = join(file, '..', specifier).split('\\').join('/').replace(/\.js$/, '.ts');
+          visit(target);
+        } else if (!specifier.startsWith('node:')) packages.add(specifier);
+      }
+    };
+    visit('testing/index.ts');
+    expect(seen.size).toBeGreaterThan(3);
+    expect([...seen].filter((file) => !/^(testing|domain)\//.test(file))).toEqual([]);
+    expect([...packages]).toEqual(['vitest']);
   });
 });
