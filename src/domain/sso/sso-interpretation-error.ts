@@ -1,5 +1,5 @@
 import { DomainError, isDomainError } from '../shared/domain-error.js';
-import type { SsoInterpretationCode } from './sso-token-interpreter.port.js';
+import { SSO_INTERPRETATION_CODES, type SsoInterpretationCode } from './sso-token-interpreter.port.js';
 
 /**
  * Marks an SsoInterpretationError whichever copy of the class made it: an interpreter package
@@ -8,14 +8,7 @@ import type { SsoInterpretationCode } from './sso-token-interpreter.port.js';
  */
 const BRAND = Symbol.for('gatehouse.SsoInterpretationError');
 
-const CODES: ReadonlySet<string> = new Set<SsoInterpretationCode>([
-  'SSO_INVALID',
-  'SSO_INVALID_USERNAME',
-  'SSO_MULTI_GROUPS',
-  'SSO_INVALID_GROUPID_AND_USERNAME',
-  'SSO_REFUSED',
-  'SSO_UNREACHABLE',
-]);
+const CODES: ReadonlySet<string> = new Set(SSO_INTERPRETATION_CODES);
 
 /** Thrown by interpreters (including customer packages) to refuse a token set with an SSO code. */
 export class SsoInterpretationError extends DomainError {

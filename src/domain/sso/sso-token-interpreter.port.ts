@@ -48,10 +48,14 @@ export type SsoTokenInterpreterFactory = (
   settings: SsoInterpreterSettings,
 ) => SsoTokenInterpreter | Promise<SsoTokenInterpreter>;
 
-export type SsoInterpretationCode =
-  | 'SSO_INVALID'
-  | 'SSO_INVALID_USERNAME'
-  | 'SSO_MULTI_GROUPS'
-  | 'SSO_INVALID_GROUPID_AND_USERNAME'
-  | 'SSO_REFUSED'
-  | 'SSO_UNREACHABLE';
+/** The codes an SSO login can be refused with (an interpreter may raise any of them). */
+export const SSO_INTERPRETATION_CODES = [
+  'SSO_INVALID',
+  'SSO_INVALID_USERNAME',
+  'SSO_MULTI_GROUPS',
+  'SSO_INVALID_GROUPID_AND_USERNAME',
+  'SSO_REFUSED',
+  'SSO_UNREACHABLE',
+] as const;
+
+export type SsoInterpretationCode = (typeof SSO_INTERPRETATION_CODES)[number];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../../domain/shared/domain-error.js';
+import { SSO_INTERPRETATION_CODES } from '../../../domain/sso/sso-token-interpreter.port.js';
 import {
   backchannelLogoutRequestSchema,
   emptyRequestSchema,
@@ -94,14 +95,7 @@ export function errorCodesOf(operation: OperationSpec): ErrorCode[] {
   return [...codes];
 }
 
-const SSO_EXCHANGE_ERRORS: ErrorCode[] = [
-  'SSO_INVALID',
-  'SSO_INVALID_USERNAME',
-  'SSO_MULTI_GROUPS',
-  'SSO_INVALID_GROUPID_AND_USERNAME',
-  'SSO_REFUSED',
-  'SSO_UNREACHABLE',
-];
+const SSO_EXCHANGE_ERRORS: ErrorCode[] = [...SSO_INTERPRETATION_CODES];
 
 /**
  * The route registry the OpenAPI document is generated from: one entry per operation, naming
