@@ -88,7 +88,17 @@ describe('SESSION_STORE=redis on a TLS Redis Cluster with a password [redis-clus
       const states = await Promise.all(
         ports.map(async (port) => (await cli(port, 'CLUSTER', 'INFO')).stdout),
       );
-      if (states.every((info) => info.includes('cluster_state:ok'))) break;
+      // Healthy, and every replica in sync: until then a revocation's WAIT finds no replica to
+      // confirm it and answers 503 (by design), which is not what this test is about.
+      const replication = await Promise.all(
+        ports.map(async (port) => (await cli(port, 'INFO', 'replication')).stdout),
+      );
+      const synced = replication.every((info) =>
+        /role:master/.test(info)
+          ? /connected_slaves:[1-9]/.test(info) && /slave0:.*state=online/.test(info)
+          : /master_link_status:up/.test(info),
+      );
+      if (states.every((info) => info.includes('cluster_state:ok')) && synced) break;
       if (Date.now() > deadline) throw new Error('the TLS cluster did not become healthy');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

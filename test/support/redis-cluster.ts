@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { freePort, probeRedis } from './redis-server.js';
 
 const run = promisify(execFile);
