@@ -4,7 +4,7 @@
  * proxying without asking (the gateway's own ceiling). Same connections and cookies as the session
  * phase.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type Gateway, startGateway } from '../../test/support/gateways.js';
 import { type LoadResult, runLoad } from './load.js';
@@ -16,15 +16,6 @@ export interface GatewayPhases {
   session_check_via_nginx: LoadResult;
   /** The same through nginx without auth_request: what nginx and the application cost alone. */
   nginx_proxy_only: LoadResult;
-}
-
-export function nginxInstalled(): boolean {
-  try {
-    execFileSync('nginx', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The application behind the gateway: bare Koa answering a small fixed body (bare-koa.mjs). */

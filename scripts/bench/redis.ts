@@ -4,7 +4,6 @@
  * one session key at the session phase's concurrency), memory per session from `INFO memory`, and
  * the failover window when a cluster master is killed under load.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
@@ -251,14 +250,4 @@ export async function failoverWindow(options: {
     live_session_401: live401,
     latency_ms: summary,
   };
-}
-
-/** The Redis stores need the machine's `redis-server` (the test harness starts its own). */
-export function redisServerInstalled(): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -21,7 +21,8 @@ import {
   storeLookupCeiling,
 } from './ceilings.js';
 import { createThrowawayDatabase, postgresReachable, type ThrowawayDatabase } from './databases.js';
-import { type GatewayPhases, gatewayPhases, nginxInstalled } from './gateway.js';
+import { type GatewayPhases, gatewayPhases } from './gateway.js';
+import { installed } from './installed.js';
 import {
   JSON_HEADERS,
   keepAliveAgent,
@@ -41,7 +42,6 @@ import {
   type RedisMemory,
   redisCeiling,
   redisMemoryPerSession,
-  redisServerInstalled,
   startBenchRedis,
 } from './redis.js';
 import { BENCH_PASSWORD, passwordUser, type SeedResult, seed, WRONG_PASSWORD } from './seed.js';
@@ -426,7 +426,7 @@ async function runStore(
       }
     }
     let forwardAuth: GatewayPhases | undefined;
-    if ((kind === 'postgres' || kind === 'fastify') && nginxInstalled()) {
+    if ((kind === 'postgres' || kind === 'fastify') && installed('nginx', ['-v'])) {
       log(`[${kind}] forward auth: the session check direct, through nginx auth_request, nginx alone`);
       forwardAuth = await measured(pid, () =>
         gatewayPhases({ baseUrl, cookies, connections: options.sessionConnections, durationS }),
@@ -538,7 +538,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       log(`skipping ${store}: PostgreSQL ${postgresProblem}`);
       continue;
     }
-    if ((store === 'redis' || store === 'redis-cluster') && !redisServerInstalled()) {
+    if ((store === 'redis' || store === 'redis-cluster') && !installed('redis-server')) {
       if (options.storesExplicit) throw new Error('redis-server is not installed');
       skipped[store] = 'redis-server is not installed (apt-get install redis-server)';
       log(`skipping ${store}: no redis-server`);

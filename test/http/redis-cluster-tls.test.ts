@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { createGatehouse } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
-import { freePort } from '../support/redis-server.js';
+import { ephemeralRedisArgs, freePort } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient } from '../support/test-server.js';
 import { makeCertificates } from '../support/tls-certificates.js';
 
@@ -58,7 +58,7 @@ describe('SESSION_STORE=redis on a TLS Redis Cluster with a password [redis-clus
             ...['--tls-cluster', 'yes', '--tls-replication', 'yes'],
             ...['--requirepass', REDIS_PASSWORD, '--masterauth', REDIS_PASSWORD],
             ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-            ...['--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir],
+            ...['--cluster-node-timeout', '2000', ...ephemeralRedisArgs(dir)],
           ],
           { stdio: 'ignore' },
         ),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
-import { freePort, probeRedis } from './redis-server.js';
+import { ephemeralRedisArgs, freePort, probeRedis } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -85,12 +85,7 @@ export async function startTestCluster(): Promise<TestCluster> {
         '2000',
         '--cluster-replica-validity-factor',
         '0',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
+        ...ephemeralRedisArgs(dir),
       ],
       { stdio: 'ignore' },
     );

@@ -5,6 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
+/** A test's redis-server keeps nothing on disk: no snapshots, no append-only file, its own folder. */
+export function ephemeralRedisArgs(dir: string): string[] {
+  return ['--save', '', '--appendonly', 'no', '--dir', dir];
+}
+
 /** A real redis-server of the test's own, on a free loopback port, nothing on disk. */
 export interface TestRedis {
   port: number;
@@ -81,19 +86,7 @@ export async function startTestRedis(extraArgs: string[] = []): Promise<TestRedi
   const start = async () => {
     child = spawn(
       'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-        ...extraArgs,
-      ],
+      ['--port', String(port), '--bind', '127.0.0.1', ...ephemeralRedisArgs(dir), ...extraArgs],
       { stdio: 'ignore' },
     );
     try {
