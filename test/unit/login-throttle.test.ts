@@ -1,36 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS_FAILURE_FACTOR, LoginThrottle } from '../../src/domain/login/login-throttle.js';
-import type { ThrottleReservation, ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
-
-/** The ThrottleStore port in memory, following the port's documented semantics. */
-class MemoryThrottleStore implements ThrottleStore {
-  readonly rows = new Map<string, { used: number; windowStart: number }>();
-
-  async reserve(key: string, limit: number, now: Date, windowS: number): Promise<ThrottleReservation> {
-    const row = this.rows.get(key);
-    if (!row || row.windowStart <= now.getTime() - windowS * 1000) {
-      this.rows.set(key, { used: 1, windowStart: now.getTime() });
-      return { granted: true, used: 1 };
-    }
-    if (row.used >= limit) return { granted: false, retryAt: new Date(row.windowStart + windowS * 1000) };
-    row.used += 1;
-    return { granted: true, used: row.used };
-  }
-
-  async release(key: string): Promise<void> {
-    const row = this.rows.get(key);
-    if (row) row.used = Math.max(0, row.used - 1);
-  }
-
-  async reset(key: string): Promise<void> {
-    this.rows.delete(key);
-  }
-
-  async purgeOlderThan(): Promise<number> {
-    return 0;
-  }
-}
+import { MemoryThrottleStore } from '../support/memory-throttle-store.js';
 
 const T0 = new Date('2024-06-15T12:00:00.000Z');
 
@@ -170,5 +141,37 @@ describe('LoginThrottle per client address', () => {
     const { throttle, store } = setup();
     await fail(throttle, LoginThrottle.keys('ann', null), at(0));
     expect([...store.rows.keys()]).toEqual(['user:ann']);
+  });
+});
+
+describe('LoginThrottle, what it gives back', () => {
+  it("keys a recognised device's attempts to that device, not to the account", () => {
+    expect(LoginThrottle.keys('Ann', '10.0.0.1', 'd1')).toEqual({
+      user: 'device:d1',
+      address: 'addr:10.0.0.1',
+    });
+  });
+
+  it('says why it refuses', async () => {
+    const { throttle } = setup({ maxFailures: 1, windowS: 900 });
+    const keys = LoginThrottle.keys('ann', null);
+    await fail(throttle, keys, at(0));
+    expect((await refusal(throttle.reserve(keys, at(1)))).message).toBe(
+      'Too many failed attempts. Try again later.',
+    );
+  });
+
+  it('gives back exactly the places it took when a later budget refuses', async () => {
+    const { throttle, store } = setup();
+    const keys = LoginThrottle.keys('ann', '10.0.0.1');
+    store.rows.set(keys.address!, { used: 30, windowStart: at(0).getTime() });
+    await refusal(throttle.reserve(keys, at(1)));
+    expect(store.released).toEqual(['user:ann']);
+  });
+
+  it('gives nothing back to an address it did not count (unknown address)', async () => {
+    const { throttle, store } = setup();
+    await throttle.succeeded(await throttle.reserve(LoginThrottle.keys('ann', null), at(0)));
+    expect(store.released).toEqual([]);
   });
 });
