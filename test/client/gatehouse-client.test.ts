@@ -142,11 +142,11 @@ describe('createSessionCheck', () => {
     slow.close();
   });
 
-  it('counts a service slower than timeoutMs as unavailable, within about that time', async () => {
+  it('counts a service that never answers as unavailable once timeoutMs passed', async () => {
+    // Without the time-out this would wait for ever (the test's own time-out); how soon it gives
+    // up is test/client/session-check-answers.test.ts's, by timer order, not by the clock.
     const check = createSessionCheck({ url, timeoutMs: 200 });
-    const started = Date.now();
     expect(await check(`sessionid=${'B'.repeat(43)}`)).toEqual({ status: 'unavailable' });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('asks nothing when the request carries no session cookie', async () => {

@@ -19,6 +19,8 @@ export interface TestRedis {
   /** Stops the server (SIGKILL: as a crash would); `start` brings it back on the same port, empty. */
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Signals the server process: SIGSTOP freezes it (a replica that acknowledges nothing), SIGCONT resumes it. */
+  signal(signal: NodeJS.Signals): void;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,9 @@ export async function startTestRedis(extraArgs: string[] = []): Promise<TestRedi
     client,
     kill,
     start,
+    signal: (signal) => {
+      (child as ChildProcess | null)?.kill(signal);
+    },
     close: async () => {
       client.disconnect();
       await kill();
