@@ -6,17 +6,57 @@
  */
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { throttleAttempts, throttleKeys } from '../support/stored.js';
 import { TestClock } from '../support/test-clock.js';
-import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
 
 /** The time of day, as the service has in production. */
 class WallClock extends TestClock {
   override now(): Date {
     return new Date();
+  }
+}
+
+/**
+ * The service's hasher, counting the password verifications that began, so a test acts once so
+ * many racing logins are under way (a barrier: on a loaded machine a pause might let them all end
+ * first, and the test would silently stop racing).
+ */
+class CountingHasher implements PasswordHasher {
+  began = 0;
+  readonly #waiting: Array<{ count: number; resolve: () => void }> = [];
+  constructor(private readonly inner: PasswordHasher) {}
+
+  /** Resolves once `count` verifications in all have begun. */
+  untilBegun(count: number): Promise<void> {
+    if (this.began >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push({ count, resolve }));
+  }
+  verify(stored: string, password: string) {
+    this.began += 1;
+    for (const waiter of this.#waiting.filter(({ count }) => this.began >= count)) {
+      this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    return this.inner.verify(stored, password);
+  }
+  hash(password: string) {
+    return this.inner.hash(password);
+  }
+  needsRehash(stored: string) {
+    return this.inner.needsRehash(stored);
+  }
+  isSupportedHash(stored: string) {
+    return this.inner.isSupportedHash(stored);
+  }
+  verifyDummy(password: string) {
+    return this.inner.verifyDummy(password);
   }
 }
 
@@ -36,9 +76,12 @@ for (const store of SERVICE_STORES) {
     const rounds = store === 'postgres' ? 3 : 2;
     const failures = store === 'postgres' ? 100 : 50;
 
+    const hasher = new CountingHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
+
     beforeAll(async () => {
       server = await startTestServer({
         store,
+        passwordHasher: hasher,
         clock: new WallClock(),
         env: { LOGIN_MAX_FAILURES: '1000', SESSIONS_PER_USER_MAX: '1000', LOG_LEVEL: 'warn' },
       });
@@ -117,6 +160,7 @@ for (const store of SERVICE_STORES) {
         const before = await Promise.all(Array.from({ length: 5 }, () => login(username, PASSWORD)));
         const changer = before[0]!.client;
         const tokenOld = new Map<string, 'old' | 'new'>();
+        const begun = hasher.began;
         const racers = Array.from({ length: 40 }, (_, i) =>
           login(username, i % 2 === 0 ? PASSWORD : NEW_PASSWORD).then((result) => {
             if (result.response.status === 200)
@@ -124,8 +168,8 @@ for (const store of SERVICE_STORES) {
             return result;
           }),
         );
-        // Let the racing logins get going (argon2 takes a while), then change the password.
-        await new Promise((resolve) => setTimeout(resolve, 20 + round * 15));
+        // The password changes once some of the racing logins are verifying (more each round).
+        await hasher.untilBegun(begun + 4 + round * 12);
         const change = await changer.post('/api/v1/password/', {
           old_password: PASSWORD,
           new_password: NEW_PASSWORD,
@@ -181,8 +225,10 @@ for (const store of SERVICE_STORES) {
           user.userId,
           await bcrypt.hash(PASSWORD, 8),
         ]);
+        const begun = hasher.began;
         const racers = Array.from({ length: 20 }, () => login(username, PASSWORD));
-        await new Promise((resolve) => setTimeout(resolve, 10 + round * 20));
+        // The password changes once some of the racing re-hashing logins are verifying.
+        await hasher.untilBegun(begun + 2 + round * 8);
         const change = await changer.post('/api/v1/password/', {
           old_password: PASSWORD,
           new_password: NEW_PASSWORD,

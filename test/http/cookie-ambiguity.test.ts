@@ -83,6 +83,27 @@ for (const store of SERVICE_STORES) {
         expect((await whoAmI(victim)).status).toBe(401);
       });
 
+      it('a logout presenting two live session cookies ends neither', async () => {
+        const victim = await sessionOf('victim');
+        const planted = await sessionOf('attacker');
+        const response = await new TestClient(server.url).post(
+          '/api/v1/logout/',
+          {},
+          withCookies(planted, victim),
+        );
+        expect(response.status).toBe(200);
+        expect(response.setCookies.some((line) => /^sessionid=;/.test(line))).toBe(true);
+        expect((await whoAmI(victim)).status).toBe(200);
+        expect((await whoAmI(planted)).status).toBe(200);
+        // Each on its own is ended by a logout.
+        for (const token of [victim, planted]) {
+          expect(
+            (await new TestClient(server.url).post('/api/v1/logout/', {}, withCookies(token))).status,
+          ).toBe(200);
+          expect((await whoAmI(token)).status).toBe(401);
+        }
+      });
+
       it('a login sent with another account’s session cookie ends that session, audited for its owner', async () => {
         const planted = await sessionOf('attacker');
         const client = new TestClient(server.url);

@@ -101,12 +101,18 @@ for (const store of ALL_SERVICE_STORES) {
       const { username, client: first } = await loggedIn();
       const second = new TestClient(server.url);
       expect((await second.post('/api/v1/login/', { username, password: PASSWORD })).status).toBe(200);
-      // The second change starts once the first has computed its hash: both verified the same
-      // current password, and both would store theirs.
+      // The second change starts once the first has computed its hash, and the first goes on only
+      // once the second has computed its own: both verified the same current password, and both
+      // would store theirs (a barrier, not a pause: the race happens on a loaded machine too).
       let secondResponse: ReturnType<typeof change> | undefined;
+      let secondHashed!: () => void;
+      const bothHashed = new Promise<void>((resolve) => {
+        secondHashed = resolve;
+      });
       hasher.onHashed = async () => {
+        hasher.onHashed = async () => secondHashed();
         secondResponse = change(second, 'the second new passphrase');
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await bothHashed;
       };
       const firstResponse = await change(first, 'the first new passphrase');
       const answers = [firstResponse, await secondResponse!];

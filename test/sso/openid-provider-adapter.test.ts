@@ -422,15 +422,14 @@ describe('OpenIdClientProvider: an unavailable provider', () => {
 
   it('times out discovery of a stalled provider with SSO_UNREACHABLE', async () => {
     const provider = adapter({ timeoutMs: 300 });
+    // Stalled past the time-out: the time-out's timer fires first (provider and adapter share this
+    // event loop), so no clock bound is needed. Without it, the late answer would be the
+    // provider's refusal of code 'x' (SSO_REFUSED), not SSO_UNREACHABLE.
     tp.stall(3_000);
-    const started = performance.now();
     const error = await failure(
       provider.exchangeCode({ authorizationCode: 'x', redirectUri: DEFAULT_REDIRECT_URI, nonce: 'n' }),
     );
-    const elapsed = performance.now() - started;
     expect(error.code).toBe('SSO_UNREACHABLE');
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(300 + 700);
   });
 
   it('times out a stalled token endpoint with SSO_UNREACHABLE', async () => {
@@ -438,14 +437,12 @@ describe('OpenIdClientProvider: an unavailable provider', () => {
     await login(provider); // discovered and JWKS cached
     const n = nonce();
     const { code } = await tp.issueCode({ accountId: 'alice', nonce: n });
+    // Without the time-out, the answer due after the stall would be a login (timer order again).
     tp.stall(3_000);
-    const started = performance.now();
     const error = await failure(
       provider.exchangeCode({ authorizationCode: code, redirectUri: DEFAULT_REDIRECT_URI, nonce: n }),
     );
-    const elapsed = performance.now() - started;
     expect(error.code).toBe('SSO_UNREACHABLE');
-    expect(elapsed).toBeLessThan(300 + 700);
   });
 });
 

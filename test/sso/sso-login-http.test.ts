@@ -425,17 +425,16 @@ for (const store of SERVICE_STORES) {
         expect((await ssoLogin(new TestClient(slow.url), tp, { accountId: 'gina' })).status).toBe(200);
         const sent = nonce();
         const { code } = await tp.issueCode({ accountId: 'gina', nonce: sent, redirectUri: REDIRECT_URI });
-        tp.stall(10_000);
-        const started = performance.now();
+        // Stalled for longer than OIDC_TIMEOUT_MS but shorter than its default (5 s): the provider
+        // and the service share this event loop, so the time-out's timer fires first, and a service
+        // that ignored the setting would get the answer (200). Timer order, not a clock bound.
+        tp.stall(TIMEOUT_MS * 4);
         const response = await new TestClient(slow.url).post('/api/v1/openid/login/', {
           nonce: sent,
           authorization_code: code,
           redirect_uri: REDIRECT_URI,
         });
-        const elapsed = performance.now() - started;
         expectProblem(response, 502, 'SSO_UNREACHABLE');
-        // A hang guard, not a performance test.
-        expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000);
       });
     });
 
