@@ -6,6 +6,8 @@ export default defineConfig({
     // The slow fault tests run with `npm run test:faults` (vitest.faults.config.ts).
     exclude: [...configDefaults.exclude, 'test/faults/**'],
     globalSetup: ['test/support/global-setup.ts'],
+    // The usual output, then which tests did not run and why (CI passes its own reporters).
+    reporters: ['default', './test/support/not-run-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

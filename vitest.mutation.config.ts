@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     ...base.test,
     include: group.testFiles,
+    // Stryker filters tests by name on every mutant: the list of tests not run would be noise.
+    reporters: ['default'],
     env: { GATEHOUSE_TEST_MATRIX: 'lean' },
   },
 });
