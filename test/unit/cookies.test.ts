@@ -44,6 +44,9 @@ describe('readCookies', () => {
     expect(readCookies('sessionid=""', 'sessionid')).toEqual(['']);
     // A lone quote is not a quoted value.
     expect(readCookies('sessionid="', 'sessionid')).toEqual(['"']);
+    // Nor is a value with a quote at one end only.
+    expect(readCookies(`sessionid="${TOKEN}`, 'sessionid')).toEqual([`"${TOKEN}`]);
+    expect(readCookies(`sessionid=${TOKEN}"`, 'sessionid')).toEqual([`${TOKEN}"`]);
   });
 
   it('matches whole names only', () => {
