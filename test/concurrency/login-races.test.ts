@@ -8,10 +8,10 @@ import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { HookedHasher } from '../support/hooked-hasher.js';
 import { throttleAttempts, throttleKeys } from '../support/stored.js';
 import { TestClock } from '../support/test-clock.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
@@ -20,43 +20,6 @@ import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from
 class WallClock extends TestClock {
   override now(): Date {
     return new Date();
-  }
-}
-
-/**
- * The service's hasher, counting the password verifications that began, so a test acts once so
- * many racing logins are under way (a barrier: on a loaded machine a pause might let them all end
- * first, and the test would silently stop racing).
- */
-class CountingHasher implements PasswordHasher {
-  began = 0;
-  readonly #waiting: Array<{ count: number; resolve: () => void }> = [];
-  constructor(private readonly inner: PasswordHasher) {}
-
-  /** Resolves once `count` verifications in all have begun. */
-  untilBegun(count: number): Promise<void> {
-    if (this.began >= count) return Promise.resolve();
-    return new Promise((resolve) => this.#waiting.push({ count, resolve }));
-  }
-  verify(stored: string, password: string) {
-    this.began += 1;
-    for (const waiter of this.#waiting.filter(({ count }) => this.began >= count)) {
-      this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-    return this.inner.verify(stored, password);
-  }
-  hash(password: string) {
-    return this.inner.hash(password);
-  }
-  needsRehash(stored: string) {
-    return this.inner.needsRehash(stored);
-  }
-  isSupportedHash(stored: string) {
-    return this.inner.isSupportedHash(stored);
-  }
-  verifyDummy(password: string) {
-    return this.inner.verifyDummy(password);
   }
 }
 
@@ -76,7 +39,7 @@ for (const store of SERVICE_STORES) {
     const rounds = store === 'postgres' ? 3 : 2;
     const failures = store === 'postgres' ? 100 : 50;
 
-    const hasher = new CountingHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
+    const hasher = new HookedHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
 
     beforeAll(async () => {
       server = await startTestServer({

@@ -7,40 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
+import { HookedHasher } from '../support/hooked-hasher.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the passphrase at all';
 
-/** The service's hasher, with a hook run once a verification succeeded (before the login goes on). */
-class VerifyHookedHasher implements PasswordHasher {
-  afterVerified: (() => Promise<void>) | null = null;
-  constructor(private readonly inner: PasswordHasher) {}
-  async verify(stored: string, password: string) {
-    const verified = await this.inner.verify(stored, password);
-    const hook = this.afterVerified;
-    this.afterVerified = null;
-    if (verified) await hook?.();
-    return verified;
-  }
-  hash(password: string) {
-    return this.inner.hash(password);
-  }
-  needsRehash(stored: string) {
-    return this.inner.needsRehash(stored);
-  }
-  isSupportedHash(stored: string) {
-    return this.inner.isSupportedHash(stored);
-  }
-  verifyDummy(password: string) {
-    return this.inner.verifyDummy(password);
-  }
-}
-
 describe('a password login, besides its answer', () => {
   let server: TestServer;
-  const hasher = new VerifyHookedHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
+  const hasher = new HookedHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {

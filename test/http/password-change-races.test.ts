@@ -6,37 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
+import { HookedHasher } from '../support/hooked-hasher.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
-
-/** The service's hasher, with a hook that runs when a new hash is ready (before it is stored). */
-class HookedHasher implements PasswordHasher {
-  onHashed: (() => Promise<void>) | null = null;
-  constructor(private readonly inner: PasswordHasher) {}
-  async hash(password: string) {
-    const hash = await this.inner.hash(password);
-    const hook = this.onHashed;
-    this.onHashed = null;
-    await hook?.();
-    return hash;
-  }
-  verify(stored: string, password: string) {
-    return this.inner.verify(stored, password);
-  }
-  needsRehash(stored: string) {
-    return this.inner.needsRehash(stored);
-  }
-  isSupportedHash(stored: string) {
-    return this.inner.isSupportedHash(stored);
-  }
-  verifyDummy(password: string) {
-    return this.inner.verifyDummy(password);
-  }
-}
 
 let seq = 0;
 
