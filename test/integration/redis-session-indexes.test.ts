@@ -1,0 +1,99 @@
+/**
+ * The Redis session repository's revocations leave no index entry behind, seen in Redis itself:
+ * the user's index and the SSO indexes lose a session's entries when it ends, stale entries are
+ * dropped, `deleteAll` leaves no key, and `evictBeyond` ends the oldest sessions beyond the limit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { newSession } from '../contract/session-repository.contract.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+const T0 = new Date('2025-01-01T00:00:00Z');
+const at = (s: number) => new Date(T0.getTime() + s * 1000);
+const SSO = {
+  issuer: 'https://idp.example',
+  subject: 'sub-1',
+  sid: 'sid-1',
+  idToken: 'id.token.here',
+  accessTokenSealed: 'v1.a',
+  refreshTokenSealed: 'v1.r',
+};
+
+describe('Redis session indexes after revocations [redis]', () => {
+  let redis: TestRedis;
+  let run = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(() => redis?.close());
+
+  function repository() {
+    run += 1;
+    const keyPrefix = `ix${run}:`;
+    return {
+      keyPrefix,
+      sessions: new RedisSessionRepository(redis.client, { keyPrefix, idleTimeoutS: 1800 }),
+    };
+  }
+  const keys = async (prefix: string) => (await redis.client.keys(`${prefix}*`)).sort();
+
+  it('ending an SSO session removes it from the user index and both SSO indexes', async () => {
+    const { keyPrefix, sessions } = repository();
+    const session = newSession('u1', { sso: SSO });
+    await sessions.create(session);
+    expect(await keys(keyPrefix)).toHaveLength(4);
+    const ended = await sessions.deleteByTokenHash(session.tokenHash);
+    expect(ended?.sso).toEqual(SSO);
+    expect(await keys(keyPrefix)).toEqual([]);
+  });
+
+  it('ending all of a user’s sessions but one keeps only that one in the index, and drops stale entries', async () => {
+    const { keyPrefix, sessions } = repository();
+    const [kept, other, gone] = [newSession('u1'), newSession('u1'), newSession('u1')];
+    for (const session of [kept, other, gone]) await sessions.create(session!);
+    // A session whose key went (timed out in Redis) leaves a stale index entry.
+    await redis.client.del(`${keyPrefix}s:${gone!.tokenHash}`);
+    expect(await sessions.deleteAllForUser('u1', kept!.tokenHash)).toBe(1);
+    const members = await redis.client.zrange(`${keyPrefix}u:{u1}`, '0', '-1');
+    expect(members).toHaveLength(1);
+    expect(members[0]).toContain(kept!.tokenHash);
+    expect(await sessions.findByTokenHash(kept!.tokenHash)).not.toBeNull();
+  });
+
+  it('ending every session leaves no key at all', async () => {
+    const { keyPrefix, sessions } = repository();
+    await sessions.create(newSession('u1', { sso: SSO }));
+    await sessions.create(newSession('u2'));
+    expect(await sessions.deleteAll()).toBe(2);
+    expect(await keys(keyPrefix)).toEqual([]);
+  });
+
+  it('a back-channel logout drops SSO index entries whose session is gone', async () => {
+    const { keyPrefix, sessions } = repository();
+    const session = newSession('u1', { sso: SSO });
+    await sessions.create(session);
+    await redis.client.del(`${keyPrefix}s:${session.tokenHash}`);
+    expect(await sessions.deleteBySso(SSO.issuer, { sid: SSO.sid })).toEqual([]);
+    expect(await sessions.deleteBySso(SSO.issuer, { subject: SSO.subject })).toEqual([]);
+    expect(await sessions.deleteBySso(SSO.issuer, {})).toEqual([]);
+    const left = await keys(`${keyPrefix}o:`);
+    for (const key of left) expect(await redis.client.scard(key)).toBe(0);
+  });
+
+  it('evicts the sessions beyond the newest `keep`, oldest first, without their provider tokens', async () => {
+    const { keyPrefix, sessions } = repository();
+    const created = [0, 10, 20].map((s) =>
+      newSession('u1', { createdAt: at(s), lastSeenAt: at(s), sso: SSO }),
+    );
+    for (const session of created) await sessions.create(session);
+    const evicted = await sessions.evictBeyond('u1', 1);
+    expect(evicted.map((session) => session.handle).sort()).toEqual(
+      [created[0]!.handle, created[1]!.handle].sort(),
+    );
+    expect(evicted[0]!.sso).toEqual({ issuer: SSO.issuer, subject: SSO.subject, sid: SSO.sid });
+    expect(await sessions.findByTokenHash(created[2]!.tokenHash)).not.toBeNull();
+    expect(await redis.client.zcard(`${keyPrefix}u:{u1}`)).toBe(1);
+    expect(await sessions.evictBeyond('u1', 1)).toEqual([]);
+  });
+});
