@@ -74,14 +74,14 @@ writeFileSync(join(REPORTS, 'mutation.json'), JSON.stringify(merged));
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 let failing = 0;
-console.log('\nfile                                                   score  killed  survived');
+console.log('\nfile                                                   score  killed  undetected');
 for (const [file, { mutants }] of Object.entries(merged.files).sort()) {
   const detected = mutants.filter((mutant) => DETECTED.has(mutant.status)).length;
   const undetected = mutants.filter((mutant) => UNDETECTED.has(mutant.status)).length;
   const score = detected + undetected === 0 ? 100 : (100 * detected) / (detected + undetected);
   if (score < MINIMUM_SCORE) failing += 1;
   console.log(
-    `${file.padEnd(54)} ${score.toFixed(1).padStart(5)}  ${String(detected).padStart(6)}  ${String(undetected).padStart(8)}${score < MINIMUM_SCORE ? '  < 90' : ''}`,
+    `${file.padEnd(54)} ${score.toFixed(1).padStart(5)}  ${String(detected).padStart(6)}  ${String(undetected).padStart(10)}${score < MINIMUM_SCORE ? '  < 90' : ''}`,
   );
 }
 console.log(`\nreport: ${join('reports', 'mutation', 'mutation.json')}`);

@@ -65,7 +65,17 @@ describe('session check outcomes', () => {
 
   it('a live session is ok, or password_expired when its credentials expired', async () => {
     expect(await outcomeOf(await sessionOf('ann'))).toBe('ok');
-    expect(await outcomeOf(await sessionOf('fresh'))).toBe('password_expired');
+    const fresh = await sessionOf('fresh');
+    expect(await outcomeOf(fresh)).toBe('password_expired');
+    // Refused everywhere but the password change and the logout.
+    const response = await new TestClient(server.url).get('/api/v1/session/', {
+      cookie: `sessionid=${fresh}`,
+    });
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({
+      code: 'PASSWORD_EXPIRED',
+      detail: 'The password has expired. Change it before doing anything else.',
+    });
   });
 
   it('a timed-out session is expired once, then unknown; beside a live one the live one counts', async () => {
