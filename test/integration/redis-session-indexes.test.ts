@@ -61,10 +61,14 @@ describe('Redis session indexes after revocations [redis]', () => {
     expect(await sessions.findByTokenHash(kept!.tokenHash)).not.toBeNull();
   });
 
-  it('ending every session leaves no key at all', async () => {
+  it('ending every session leaves no key at all, stale index entries included', async () => {
     const { keyPrefix, sessions } = repository();
     await sessions.create(newSession('u1', { sso: SSO }));
     await sessions.create(newSession('u2'));
+    // A session whose key went (timed out in Redis) leaves its index entries behind.
+    const expired = newSession('u3', { sso: { ...SSO, sid: 'sid-3' } });
+    await sessions.create(expired);
+    await redis.client.del(`${keyPrefix}s:${expired.tokenHash}`);
     expect(await sessions.deleteAll()).toBe(2);
     expect(await keys(keyPrefix)).toEqual([]);
   });
@@ -95,5 +99,14 @@ describe('Redis session indexes after revocations [redis]', () => {
     expect(await sessions.findByTokenHash(created[2]!.tokenHash)).not.toBeNull();
     expect(await redis.client.zcard(`${keyPrefix}u:{u1}`)).toBe(1);
     expect(await sessions.evictBeyond('u1', 1)).toEqual([]);
+  });
+
+  it('evicts past a stale index entry without counting it', async () => {
+    const { keyPrefix, sessions } = repository();
+    const created = [0, 10, 20].map((s) => newSession('u1', { createdAt: at(s), lastSeenAt: at(s) }));
+    for (const session of created) await sessions.create(session);
+    await redis.client.del(`${keyPrefix}s:${created[0]!.tokenHash}`);
+    const evicted = await sessions.evictBeyond('u1', 1);
+    expect(evicted.map((session) => session.handle)).toEqual([created[1]!.handle]);
   });
 });
