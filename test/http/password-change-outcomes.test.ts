@@ -74,7 +74,10 @@ describe('a password change, besides its answer', () => {
     const { client } = await loggedIn();
     const response = await change(client, PASSWORD, PASSWORD);
     expect(response.status).toBe(400);
-    expect(response.body.code).toBe('PASSWORD_POLICY');
+    expect(response.body).toMatchObject({
+      code: 'PASSWORD_POLICY',
+      detail: 'The new password does not meet the password policy.',
+    });
     expect(response.body.errors).toEqual([
       { path: 'new_password', message: 'must differ from the current password' },
     ]);
