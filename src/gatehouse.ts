@@ -16,6 +16,7 @@ import { buildContainer } from './composition/container.js';
 import { createHttpApp } from './composition/http-transport.js';
 import { openServiceStore } from './composition/open-service-store.js';
 import { openSqlClient } from './composition/open-store.js';
+import type { SessionSide } from './composition/split-store.js';
 import { createSsoParts } from './composition/sso-parts.js';
 import { TOKENS } from './composition/tokens.js';
 import type { Config } from './config/config.js';
@@ -35,12 +36,17 @@ export interface GatehouseOptions {
   sqlClient?: SqlClient;
   /** Replaces the network `fetch` used towards the OpenID provider (tests). */
   oidcFetch?: typeof fetch;
+  /**
+   * A session store of the embedder's own (sessions and login throttling; docs/stores.md), in
+   * place of the one SESSION_STORE names. Users, directory and audit stay in the database.
+   */
+  sessionStore?: SessionSide;
 }
 
 export interface Gatehouse {
   /** The API on the transport HTTP_TRANSPORT names (Koa or Fastify): serve it with `listen`. */
   app: HttpApp;
-  /** The store the service uses: the database, or (SESSION_STORE=redis) the database with sessions in Redis. */
+  /** The store the service uses: the database, with sessions where SESSION_STORE (or `sessionStore`) puts them. */
   store: Store;
   /** The database: users, directory, audit (and sessions with SESSION_STORE=sql). */
   database: SqlStore;
@@ -83,6 +89,8 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
   if (sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
   const { store, database } = await openServiceStore(options.config, logger, {
     client: metrics.observeSqlClient(sqlClient),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.sessionStore ? { sessionSide: options.sessionStore } : {}),
   });
   const container = buildContainer({
     config: options.config,

@@ -1,11 +1,15 @@
 import { readFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { nodeRandom } from '../adapters/crypto/node-random.js';
+import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
+import { createLogger } from '../adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import { AdminDirectory } from '../application/admin/admin-directory.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
 import { type ImportRecord, ImportUsers } from '../application/admin/import-users.js';
+import { SessionEnding } from '../application/session-ending.js';
 import { openServiceStore } from '../composition/open-service-store.js';
 import { passwordPolicyFor } from '../composition/password-policy-for.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
@@ -460,6 +464,29 @@ function report(error: unknown, io: CliIo): number {
   return EXIT_REFUSED;
 }
 
+/**
+ * SESSION_STORE=memory keeps sessions inside the service's process: this command's own store
+ * would be an empty other one, so a revocation here would end nothing (and a new password would
+ * leave the old sessions alive). Refused, saying why, instead of answering success.
+ */
+function refuseSessionsOutOfReach(config: Config, argv: readonly string[]): void {
+  const endsSessions = argv[0] === 'sessions' || (argv[0] === 'user' && argv[1] === 'set-password');
+  if (config.sessionStore.kind !== 'memory' || !endsSessions) return;
+  throw new UsageError(
+    "SESSION_STORE=memory: the sessions live in the service process, out of this command's reach; " +
+      'end them through the service (a restart ends them all) or use SESSION_STORE=sql or redis',
+  );
+}
+
+function lineWriter(target: CliIo['stderr']): Writable {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      target.write(String(chunk));
+      callback();
+    },
+  });
+}
+
 /** Runs one command line; resolves to the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -469,12 +496,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_OK;
     }
     const config = loadConfig(io.env);
+    refuseSessionsOutOfReach(config, argv);
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
     const hasher = new Argon2PasswordHasher(config.password.argon2);
     const policy = passwordPolicyFor(config);
     const { store, applied } = await openServiceStore(config);
+    // The sessions a command ends are logged as the service logs its own (on standard error).
+    const events = loggedLoginEvents(createLogger(config.logLevel, lineWriter(io.stderr)));
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);
@@ -483,7 +513,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           config,
           store,
           applied,
-          users: new AdminUsers(store, hasher, policy, systemClock, nodeRandom),
+          users: new AdminUsers(
+            store,
+            hasher,
+            policy,
+            systemClock,
+            nodeRandom,
+            new SessionEnding(store, systemClock, events),
+          ),
           directory: new AdminDirectory(store),
           importer: new ImportUsers(store, hasher, systemClock, nodeRandom),
           out: (line) => io.stdout.write(`${line}\n`),

@@ -1,8 +1,24 @@
+import { MemorySessionStore } from '../adapters/memory/memory-session-store.js';
+import { MemoryThrottleStore } from '../adapters/memory/memory-throttle-store.js';
 import { connectRedis } from '../adapters/redis/redis-connection.js';
 import { RedisSessionRepository } from '../adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../adapters/redis/redis-throttle-store.js';
 import type { Config } from '../config/config.js';
+import type { Clock } from '../domain/shared/clock.port.js';
 import type { SessionSide } from './split-store.js';
+
+/**
+ * SESSION_STORE=memory: sessions and throttling in this process (one process; nothing survives a
+ * restart). Expiry is judged by the service's clock.
+ */
+export function memorySessionSide(clock: Clock): SessionSide {
+  return {
+    sessions: new MemorySessionStore(clock),
+    throttle: new MemoryThrottleStore(),
+    isReady: async () => true,
+    close: async () => undefined,
+  };
+}
 
 /** How long start-up waits for Redis before it stops with a message naming the variable. */
 function startTimeoutMs(commandTimeoutMs: number): number {
@@ -56,7 +72,6 @@ export async function openRedisSessionSide(config: Config): Promise<SessionSide 
       : 'redis',
     sessions: new RedisSessionRepository(client, {
       keyPrefix: settings.keyPrefix,
-      idleTimeoutS: config.session.idleTimeoutS,
       // On a cluster every master has a replica: creations and deletions wait for one (WAIT),
       // for at most half the command time-out, so the WAIT itself never times out client-side.
       ...(settings.clusterNodes

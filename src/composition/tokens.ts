@@ -9,6 +9,7 @@ import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
+import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
 import type { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
@@ -47,6 +48,7 @@ export const TOKENS = {
     'gatehouse.SessionAuthenticator',
   ) as ServiceIdentifier<SessionAuthenticator>,
   PasswordLogin: Symbol.for('gatehouse.PasswordLogin') as ServiceIdentifier<PasswordLogin>,
+  SessionEnding: Symbol.for('gatehouse.SessionEnding') as ServiceIdentifier<SessionEnding>,
   Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
   SessionManagement: Symbol.for('gatehouse.SessionManagement') as ServiceIdentifier<SessionManagement>,

@@ -54,7 +54,9 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).optional(),
   DATABASE_QUEUE_TIMEOUT_MS: int(1, 60_000).default(2000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
-  SESSION_STORE: z.enum(['sql', 'redis'], { message: 'must be sql or redis' }).default('sql'),
+  SESSION_STORE: z
+    .enum(['sql', 'redis', 'memory'], { message: 'must be sql, redis or memory' })
+    .default('sql'),
   HTTP_TRANSPORT: z.enum(['koa', 'fastify'], { message: 'must be koa or fastify' }).default('koa'),
   REDIS_URL: z
     .string()
@@ -167,6 +169,8 @@ export interface Config {
   /** Where sessions and login throttling live (SESSION_STORE); users, directory and audit stay in the database. */
   sessionStore:
     | { kind: 'sql' }
+    /** In this process's memory: one process, nothing kept across a restart. */
+    | { kind: 'memory' }
     | {
         kind: 'redis';
         url: string | undefined;
@@ -349,9 +353,14 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   } else if (env.SESSION_STORE === 'redis' && !env.REDIS_URL && !(env.REDIS_CLUSTER_NODES?.length ?? 0)) {
     problems.push('SESSION_STORE: redis needs REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster)');
   }
-  if (env.SESSION_STORE === 'sql' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
+  if (env.SESSION_STORE !== 'redis' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
     problems.push(
-      'SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is sql; set SESSION_STORE=redis to use it',
+      `SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is ${env.SESSION_STORE}; set SESSION_STORE=redis to use it`,
+    );
+  }
+  if (env.SESSION_STORE === 'memory' && env.WORKERS > 1) {
+    problems.push(
+      'WORKERS: more than 1 needs a shared session store; SESSION_STORE=memory lives in one process',
     );
   }
   if (env.WORKERS > 1 && !env.DATABASE_URL) {
@@ -398,7 +407,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
             tlsCa,
           }
-        : { kind: 'sql' },
+        : { kind: env.SESSION_STORE },
     database: env.DATABASE_URL
       ? {
           kind: 'postgres',
@@ -468,7 +477,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
 }
 
 /** The session store in use, as the start-up log line and /readyz name it. */
-export function sessionStoreName(config: Pick<Config, 'sessionStore'>): 'sql' | 'redis' | 'redis-cluster' {
-  if (config.sessionStore.kind === 'sql') return 'sql';
+export function sessionStoreName(
+  config: Pick<Config, 'sessionStore'>,
+): 'sql' | 'memory' | 'redis' | 'redis-cluster' {
+  if (config.sessionStore.kind !== 'redis') return config.sessionStore.kind;
   return config.sessionStore.clusterNodes ? 'redis-cluster' : 'redis';
 }

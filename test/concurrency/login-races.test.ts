@@ -60,7 +60,7 @@ for (const store of SERVICE_STORES) {
 
     /** The user's sessions in the session store, whichever it is. */
     async function sessionHashes(userId: string): Promise<string[]> {
-      const listed = await server.gatehouse.store.sessions.listForUser(userId, { limit: 100_000 });
+      const listed = await server.gatehouse.store.sessions.listForUser(userId);
       return listed.map((session) => session.tokenHash);
     }
 

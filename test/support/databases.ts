@@ -19,7 +19,7 @@ import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlSeenLogoutTokens } from '../../src/adapters/sql/sql-seen-logout-tokens.js';
 import { SqlServiceSecrets } from '../../src/adapters/sql/sql-service-secrets.js';
 import { SqlSessionLookup } from '../../src/adapters/sql/sql-session-lookup.js';
-import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
+import { SqlSessionStore } from '../../src/adapters/sql/sql-session-store.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import { projectRoot } from '../../src/config/project-root.js';
@@ -224,7 +224,7 @@ export async function truncateAll(client: SqlClient): Promise<void> {
 export interface Repositories {
   users: SqlUserRepository;
   directory: SqlDirectoryRepository;
-  sessions: SqlSessionRepository;
+  sessions: SqlSessionStore;
   throttle: SqlThrottleStore;
   audit: SqlAuditLog;
   logoutTokens: SqlSeenLogoutTokens;
@@ -238,7 +238,7 @@ export function repositories(client: SqlClient, options: { batchLookups?: boolea
   return {
     users: new SqlUserRepository(client),
     directory: new SqlDirectoryRepository(client),
-    sessions: new SqlSessionRepository(client),
+    sessions: new SqlSessionStore(client, lookup),
     throttle: new SqlThrottleStore(client),
     audit: new SqlAuditLog(client),
     logoutTokens: new SqlSeenLogoutTokens(client),

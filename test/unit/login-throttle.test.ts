@@ -1,36 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
 import { ADDRESS_FAILURE_FACTOR, LoginThrottle } from '../../src/domain/login/login-throttle.js';
-import type { ThrottleReservation, ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
-
-/** The ThrottleStore port in memory, following the port's documented semantics. */
-class MemoryThrottleStore implements ThrottleStore {
-  readonly rows = new Map<string, { used: number; windowStart: number }>();
-
-  async reserve(key: string, limit: number, now: Date, windowS: number): Promise<ThrottleReservation> {
-    const row = this.rows.get(key);
-    if (!row || row.windowStart <= now.getTime() - windowS * 1000) {
-      this.rows.set(key, { used: 1, windowStart: now.getTime() });
-      return { granted: true, used: 1 };
-    }
-    if (row.used >= limit) return { granted: false, retryAt: new Date(row.windowStart + windowS * 1000) };
-    row.used += 1;
-    return { granted: true, used: row.used };
-  }
-
-  async release(key: string): Promise<void> {
-    const row = this.rows.get(key);
-    if (row) row.used = Math.max(0, row.used - 1);
-  }
-
-  async reset(key: string): Promise<void> {
-    this.rows.delete(key);
-  }
-
-  async purgeOlderThan(): Promise<number> {
-    return 0;
-  }
-}
 
 const T0 = new Date('2024-06-15T12:00:00.000Z');
 
@@ -89,7 +60,7 @@ describe('LoginThrottle per account', () => {
 
   it('tells the whole seconds to wait, rounded up, at least 1', async () => {
     const { throttle, store } = setup();
-    store.rows.set(keys.user, { used: 3, windowStart: at(-897.5).getTime() });
+    store.budgets.set(keys.user, { used: 3, windowStart: at(-897.5).getTime() });
     expect((await refusal(throttle.reserve(keys, at(0)))).retryAfterS).toBe(3);
     expect((await refusal(throttle.reserve(keys, at(1.9)))).retryAfterS).toBe(1);
     expect((await refusal(throttle.reserve(keys, at(2.499)))).retryAfterS).toBe(1);
@@ -98,10 +69,10 @@ describe('LoginThrottle per account', () => {
 
   it('takes a place in every budget or in none', async () => {
     const { throttle, store } = setup();
-    store.rows.set(keys.address!, { used: 30, windowStart: at(-840).getTime() });
+    store.budgets.set(keys.address!, { used: 30, windowStart: at(-840).getTime() });
     expect((await refusal(throttle.reserve(keys, at(0)))).retryAfterS).toBe(60);
     // The account's place, taken before the address refused, was given back.
-    expect(store.rows.get(keys.user)?.used).toBe(0);
+    expect(store.budgets.get(keys.user)?.used).toBe(0);
   });
 
   it('a success forgives the account and gives the address its place back', async () => {
@@ -109,11 +80,11 @@ describe('LoginThrottle per account', () => {
     await fail(throttle, keys, at(0));
     await fail(throttle, keys, at(0));
     await throttle.succeeded(await throttle.reserve(keys, at(1)));
-    expect(store.rows.has(keys.user)).toBe(false);
+    expect(store.budgets.has(keys.user)).toBe(false);
     expect(await fail(throttle, keys, at(2))).toEqual({ blocked: false });
     expect(await fail(throttle, keys, at(2))).toEqual({ blocked: false });
     // The address keeps its failures (2 + 2): a success on one account does not clear them.
-    expect(store.rows.get(keys.address!)?.used).toBe(4);
+    expect(store.budgets.get(keys.address!)?.used).toBe(4);
   });
 
   it('a success on the last place does not block', async () => {
@@ -169,6 +140,6 @@ describe('LoginThrottle per client address', () => {
   it('counts only the account when the address is unknown', async () => {
     const { throttle, store } = setup();
     await fail(throttle, LoginThrottle.keys('ann', null), at(0));
-    expect([...store.rows.keys()]).toEqual(['user:ann']);
+    expect([...store.budgets.keys()]).toEqual(['user:ann']);
   });
 });

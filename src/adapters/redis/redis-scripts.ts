@@ -24,21 +24,18 @@ const SCRIPTS = {
       return v`,
   },
   /**
-   * KEYS[1] session; ARGV: now ms, idle ms, grace ms. Moves last-seen forward only, and the key's
-   * time to live with it (until the earlier time-out, plus the grace); returns the record when it
-   * moved, so the caller can move the user's index too.
+   * KEYS[1] session; ARGV: now ms, ttl ms (until the session's keep-until). Moves last-seen
+   * forward only, and the key's time to live with it; returns the record when it moved, so the
+   * caller can move the user's index too.
    */
   gatehouseSessionTouch: {
     numberOfKeys: 1,
     lua: `
       local v = redis.call('HMGET', KEYS[1], 'r', 'l')
       if not v[1] then return false end
-      local now = tonumber(ARGV[1])
-      if now <= tonumber(v[2]) then return false end
+      if tonumber(ARGV[1]) <= tonumber(v[2]) then return false end
       redis.call('HSET', KEYS[1], 'l', ARGV[1])
-      local record = cjson.decode(v[1])
-      local ends = math.min(record.e, now + tonumber(ARGV[2]))
-      redis.call('PEXPIRE', KEYS[1], math.max(ends - now, 0) + tonumber(ARGV[3]))
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
       return v[1]`,
   },
   /**

@@ -21,6 +21,8 @@ export interface UserRepository {
   /** Throws DomainError CONFLICT when the username or user id exists, INVALID_REQUEST on unknown tenant/group/backend. */
   create(user: NewUser, now: Date): Promise<User>;
   count(): Promise<number>;
+  /** Up to `limit` user ids in ascending order, after `after` when given (keyset paging). */
+  listUserIds(after: string | null, limit: number): Promise<string[]>;
   /** Marks the first successful login; true only for the one call that set it. */
   markFirstLogin(userId: string, now: Date): Promise<boolean>;
   /**

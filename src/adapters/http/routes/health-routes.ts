@@ -5,7 +5,10 @@ import type { Route } from '../route.js';
  * Liveness (the process answers) and readiness (the database and the session store answer, and the
  * schema is current); readiness names the session store in use.
  */
-export function healthRoutes(store: Store, sessionStore: 'sql' | 'redis' | 'redis-cluster' = 'sql'): Route[] {
+export function healthRoutes(
+  store: Store,
+  sessionStore: 'sql' | 'memory' | 'redis' | 'redis-cluster' = 'sql',
+): Route[] {
   return [
     { method: 'GET', path: '/healthz', handle: (_request, reply) => reply.json({ status: 'ok' }) },
     {
