@@ -8,7 +8,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ONE_PROCESS_STORES, pgEnabled } from '../support/databases.js';
 import { throttleAttempts, throttleKeys } from '../support/stored.js';
 import { TestClock } from '../support/test-clock.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
@@ -27,7 +27,7 @@ type Response = Awaited<ReturnType<TestClient['request']>>;
 
 let seq = 0;
 
-for (const store of SERVICE_STORES) {
+for (const store of ONE_PROCESS_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`concurrent requests on one service [${store}]`, () => {
     let server: TestServer;
     // The embedded PGlite is one in-process connection (its statements queue up): fewer rounds

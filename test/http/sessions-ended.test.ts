@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../src/composition/tokens.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ONE_PROCESS_STORES, pgEnabled } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -46,7 +46,7 @@ async function endedDuring(server: TestServer, act: () => Promise<void>): Promis
   return delta;
 }
 
-for (const store of SERVICE_STORES) {
+for (const store of ONE_PROCESS_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(
     `every session end is counted, with its reason [${store}]`,
     () => {

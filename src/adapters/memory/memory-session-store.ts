@@ -137,6 +137,11 @@ export class MemorySessionStore implements SessionStore, SessionPurge, EndAllSes
     return purged;
   }
 
+  /** Every session held, expired or not, as stored (for tests that look beneath the port). */
+  held(): StoredSession[] {
+    return [...this.byToken.values()].map(({ session }) => structuredClone(session));
+  }
+
   /** The entry, unless it is past its keep-until (then it is forgotten here). */
   private live(tokenHash: string): Entry | null {
     const entry = this.byToken.get(tokenHash);
