@@ -132,11 +132,12 @@ export class PasswordLogin {
         presentedTokens: input.presentedTokens,
         client: input.client,
       });
-      // Last, after every write to the user's row (no lock upgrade, no deadlock): holds the row until
-      // commit. A password change committed since the verification ends this login here; one not yet
-      // committed waits for this commit, then ends this session with the others.
+      // Last, after the session is written and after every write to the user's row (on SQL: no lock
+      // upgrade, no deadlock). A password change committed since the verification ends this login
+      // here (and its session is deleted); one not yet committed waits for this unit (a
+      // transactional store), then ends this session with the others.
       const { userId, passwordHash, passwordChangedAt } = account;
-      if (!(await repositories.users.holdPasswordUnchanged(userId, passwordHash!, passwordChangedAt))) {
+      if (!(await repositories.users.passwordStillVerified(userId, passwordHash!, passwordChangedAt))) {
         throw authenticationFailed();
       }
       await repositories.audit.record(

@@ -5,6 +5,7 @@ import type { LoginEvents, SessionCheckObserver } from '../application/login-eve
 import { Logout } from '../application/logout.js';
 import { PasswordLogin } from '../application/password-login.js';
 import { Purger } from '../application/purger.js';
+import { ReportingLoginThrottle } from '../application/reporting-login-throttle.js';
 import { SessionAuthenticator } from '../application/session-authenticator.js';
 import { SessionEnding } from '../application/session-ending.js';
 import { SessionIssuer } from '../application/session-issuer.js';
@@ -18,7 +19,6 @@ import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
-import { ReportingLoginThrottle } from './reporting-login-throttle.js';
 import { TOKENS } from './tokens.js';
 
 /** One purge cycle deletes at most this many batches per table; the next cycle goes on. */

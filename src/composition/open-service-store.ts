@@ -1,4 +1,5 @@
 import type { Logger } from '../adapters/logging/logger.js';
+import { type SessionSide, SplitStore } from '../adapters/sql/split-store.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../adapters/sql/sql-user-lookup.js';
@@ -7,7 +8,6 @@ import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Store } from '../domain/store.port.js';
 import { memorySessionSide, openRedisSessionSide } from './open-session-side.js';
 import { openStore } from './open-store.js';
-import { type SessionSide, SplitStore } from './split-store.js';
 
 /** Where SESSION_STORE puts sessions and throttling: null for the database itself. */
 async function openSessionSide(config: Config, clock: Clock): Promise<SessionSide | null> {

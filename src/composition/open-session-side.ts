@@ -3,9 +3,9 @@ import { MemoryThrottleStore } from '../adapters/memory/memory-throttle-store.js
 import { connectRedis } from '../adapters/redis/redis-connection.js';
 import { RedisSessionRepository } from '../adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../adapters/redis/redis-throttle-store.js';
+import type { SessionSide } from '../adapters/sql/split-store.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/shared/clock.port.js';
-import type { SessionSide } from './split-store.js';
 
 /**
  * SESSION_STORE=memory: sessions and throttling in this process (one process; nothing survives a

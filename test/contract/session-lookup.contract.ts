@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type SessionRecord,
-  type SsoSessionData,
   type StoredSession,
   sessionKeepUntil,
   withoutProviderTokens,

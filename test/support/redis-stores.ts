@@ -9,10 +9,10 @@ import {
   type RedisSessionSettings,
 } from '../../src/adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
+import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
-import { SplitStore } from '../../src/composition/split-store.js';
 import type { Store } from '../../src/domain/store.port.js';
 import { testMigrations, truncateAll } from './databases.js';
 

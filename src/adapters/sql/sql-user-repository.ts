@@ -127,7 +127,7 @@ export class SqlUserRepository implements UserRepository {
     return rowCount === 1;
   }
 
-  async holdPasswordUnchanged(
+  async passwordStillVerified(
     userId: string,
     verifiedHash: string,
     changedAt: Date | null,

@@ -31,11 +31,13 @@ export interface UserRepository {
    */
   upgradePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
   /**
-   * Inside a transaction: holds the user's row against a concurrent password change until commit
-   * (FOR SHARE) and says whether the password is still the one a login verified: the same hash,
-   * or the same change time (a concurrent login only re-hashed it). False when it changed since.
+   * Whether the password is still the one a login verified (the same hash, or the same change
+   * time: a concurrent login only re-hashed it), and stays so until this unit of work ends: a
+   * store with transactions keeps a concurrent change waiting until then (SQL: FOR SHARE on the
+   * row). False when it changed since. A login asks after writing its session, so a change
+   * committed in between fails the login and its session is deleted (docs/stores.md, the rule).
    */
-  holdPasswordUnchanged(userId: string, verifiedHash: string, changedAt: Date | null): Promise<boolean>;
+  passwordStillVerified(userId: string, verifiedHash: string, changedAt: Date | null): Promise<boolean>;
   /**
    * Sets a new password and clears any explicit expiry. With `unless` it is a compare-and-set:
    * only while the password is still the one the caller verified (the same hash, or the same

@@ -1,7 +1,7 @@
-import type { ThrottleStore } from '../domain/login/throttle-store.port.js';
-import type { SessionWithUser, StoredSession } from '../domain/session/session.js';
-import type { SessionStore } from '../domain/session/session-store.port.js';
-import type { Repositories, Store } from '../domain/store.port.js';
+import type { ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type { SessionWithUser, StoredSession } from '../../domain/session/session.js';
+import type { SessionStore } from '../../domain/session/session-store.port.js';
+import type { Repositories, Store } from '../../domain/store.port.js';
 
 /** The session side of a split store: where sessions and login throttling live (Redis). */
 export interface SessionSide {
