@@ -1,19 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { nodeRandom } from '../adapters/crypto/node-random.js';
-import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
 import { createLogger } from '../adapters/logging/logger.js';
-import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
-import { AdminDirectory } from '../application/admin/admin-directory.js';
-import { AdminUsers } from '../application/admin/admin-users.js';
-import { type ImportRecord, ImportUsers } from '../application/admin/import-users.js';
-import { SessionEnding } from '../application/session-ending.js';
+import type { AdminDirectory } from '../application/admin/admin-directory.js';
+import type { AdminUsers } from '../application/admin/admin-users.js';
+import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
+import { buildContainer } from '../composition/container.js';
 import { openServiceStore } from '../composition/open-service-store.js';
-import { passwordPolicyFor } from '../composition/password-policy-for.js';
+import { TOKENS } from '../composition/tokens.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
-import { systemClock } from '../domain/shared/clock.port.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import { isUserLevel, type User } from '../domain/user/user.js';
@@ -500,11 +496,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
-    const hasher = new Argon2PasswordHasher(config.password.argon2);
-    const policy = passwordPolicyFor(config);
     const { store, applied } = await openServiceStore(config);
-    // The sessions a command ends are logged as the service logs its own (on standard error).
-    const events = loggedLoginEvents(createLogger(config.logLevel, lineWriter(io.stderr)));
+    // The service's container: the same use cases, and the sessions a command ends are logged as
+    // the service logs its own (on standard error).
+    const container = buildContainer({
+      config,
+      logger: createLogger(config.logLevel, lineWriter(io.stderr)),
+      store,
+    });
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);
@@ -513,16 +512,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           config,
           store,
           applied,
-          users: new AdminUsers(
-            store,
-            hasher,
-            policy,
-            systemClock,
-            nodeRandom,
-            new SessionEnding(store, systemClock, events),
-          ),
-          directory: new AdminDirectory(store),
-          importer: new ImportUsers(store, hasher, systemClock, nodeRandom),
+          users: container.get(TOKENS.AdminUsers),
+          directory: container.get(TOKENS.AdminDirectory),
+          importer: container.get(TOKENS.ImportUsers),
           out: (line) => io.stdout.write(`${line}\n`),
         },
         password,

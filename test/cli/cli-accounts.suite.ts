@@ -168,8 +168,19 @@ export function accountsSuite(kind: StoreKind): void {
       expect(both.stderr).toMatch(/^error USAGE: --all and --user are mutually exclusive\n/);
       expect(await target.withStore((store) => countRows(store, 'sessions'))).toBe(4);
 
-      const all = await gatehouse(['sessions', 'revoke', '--all']);
-      expect(all).toMatchObject({ code: 0, stdout: 'ended 4 sessions of all users\n', stderr: '' });
+      // At LOG_LEVEL=info the command logs what it ended, as the service does (one way to end).
+      const all = await runGatehouse(['sessions', 'revoke', '--all'], {
+        env: { ...target.env, LOG_LEVEL: 'info' },
+      });
+      expect(all).toMatchObject({ code: 0, stdout: 'ended 4 sessions of all users\n' });
+      expect(
+        all.stderr
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line)),
+      ).toEqual([
+        expect.objectContaining({ event: 'session_ended', reason: 'administrator', userId: null, count: 4 }),
+      ]);
       await target.withStore(async (store) => {
         expect(await countRows(store, 'sessions')).toBe(0);
         const { rows } = await store.client.query(
