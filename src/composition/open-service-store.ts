@@ -21,7 +21,7 @@ export async function openServiceStore(
   const { store: database, applied } = await openStore(config, logger, options);
   if (config.sessionStore.kind === 'sql') return { store: database, database, applied };
   try {
-    const side = await openRedisSessionSide(config);
+    const side = await openRedisSessionSide(config, logger);
     return { store: new SplitStore(database, side, new SqlUserLookup(database.client)), database, applied };
   } catch (error) {
     await database.close();
