@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { nodeRandom } from '../adapters/crypto/node-random.js';
 import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
+import { DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import { AdminDirectory } from '../application/admin/admin-directory.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
@@ -434,6 +435,10 @@ function report(error: unknown, io: CliIo): number {
   if (error instanceof ConfigError) {
     for (const problem of error.problems) io.stderr.write(`error CONFIG: ${problem}\n`);
     return EXIT_USAGE;
+  }
+  if (error instanceof DataDirInUseError) {
+    io.stderr.write(`error DATA_DIR_IN_USE: ${error.message}\n`);
+    return EXIT_REFUSED;
   }
   let failure = error;
   if (!isDomainError(failure)) {
