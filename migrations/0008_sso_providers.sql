@@ -39,3 +39,7 @@ CREATE TABLE sso_provider_registry_version (
   version    bigint  NOT NULL
 );
 INSERT INTO sso_provider_registry_version (singleton, version) VALUES (true, 0);
+
+-- Registry changes are audited with the provider they concern (`gatehouse audit --since` shows them);
+-- later, SSO events name the provider that made them.
+ALTER TABLE audit_events ADD COLUMN provider_id text CHECK (length(provider_id) BETWEEN 1 AND 63);

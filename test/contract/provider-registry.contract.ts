@@ -3,7 +3,9 @@ import type { ProviderSecrets, ProviderSettings } from '../../src/domain/sso/pro
 import type { ProviderRegistry } from '../../src/domain/sso/provider-registry.port.js';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
+const AT_T0 = { now: T0, actor: 'administrator' } as const;
 const T1 = new Date('2026-01-02T00:00:00Z');
+const AT_T1 = { now: T1, actor: 'administrator' } as const;
 
 export function providerSettings(id: string, overrides: Partial<ProviderSettings> = {}): ProviderSettings {
   return {
@@ -42,13 +44,13 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
       const added = await registry.add(
         providerSettings('globex', { tenants: ['t2', 't1'], levels: [8, 12] }),
         SECRETS,
-        T0,
+        AT_T0,
       );
       expect(added.ok).toBe(true);
       await registry.add(
         providerSettings('acme', { redirectUris: ['https://a.example/cb?x=1', 'https://a.example/cb2'] }),
         SECRETS,
-        T0,
+        AT_T0,
       );
       const found = await registry.find('globex');
       expect(found).toMatchObject({
@@ -70,24 +72,24 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
     });
 
     it('refuses a second provider with the same id', async () => {
-      await registry.add(providerSettings('acme'), SECRETS, T0);
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
       const again = await registry.add(
         providerSettings('acme', { redirectUris: ['https://other.example/cb'] }),
         SECRETS,
-        T0,
+        AT_T0,
       );
       expect(again).toEqual({ ok: false, refusal: { kind: 'id-taken', id: 'acme' } });
     });
 
     it('refuses a redirect URI another provider holds, naming it and its owner, and writes nothing', async () => {
-      await registry.add(providerSettings('acme'), SECRETS, T0);
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
       const before = await registry.version();
       const clash = await registry.add(
         providerSettings('globex', {
           redirectUris: ['https://portal.example/globex/callback', 'https://portal.example/acme/callback'],
         }),
         SECRETS,
-        T0,
+        AT_T0,
       );
       expect(clash).toEqual({
         ok: false,
@@ -98,17 +100,21 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
     });
 
     it('refuses an unknown tenant and writes nothing', async () => {
-      const refused = await registry.add(providerSettings('acme', { tenants: ['t1', 'nope'] }), SECRETS, T0);
+      const refused = await registry.add(
+        providerSettings('acme', { tenants: ['t1', 'nope'] }),
+        SECRETS,
+        AT_T0,
+      );
       expect(refused).toEqual({ ok: false, refusal: { kind: 'unknown-tenant', tenant: 'nope' } });
       expect(await registry.list()).toEqual([]);
     });
 
     it('changes only the options an update names and keeps the secrets it is not given', async () => {
-      await registry.add(providerSettings('acme'), SECRETS, T0);
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
       const updated = await registry.update(
         'acme',
         { settings: { levels: [4, 8], issuer: undefined }, secrets: { settings: { OTHER: 'x' } } },
-        T1,
+        AT_T1,
       );
       expect(updated.ok).toBe(true);
       const found = await registry.find('acme');
@@ -123,24 +129,24 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
       const rotated = await registry.update(
         'acme',
         { settings: {}, secrets: { clientSecret: 'new-secret' } },
-        T1,
+        AT_T1,
       );
       expect(rotated.ok && rotated.value.secrets.clientSecret).toBe('new-secret');
     });
 
     it("lets an update move its own redirect URIs but not take another provider's", async () => {
-      await registry.add(providerSettings('acme'), SECRETS, T0);
-      await registry.add(providerSettings('globex'), SECRETS, T0);
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
+      await registry.add(providerSettings('globex'), SECRETS, AT_T0);
       const moved = await registry.update(
         'acme',
         { settings: { redirectUris: ['https://portal.example/acme/v2'] } },
-        T1,
+        AT_T1,
       );
       expect(moved.ok).toBe(true);
       const taken = await registry.update(
         'acme',
         { settings: { redirectUris: ['https://portal.example/globex/callback'] } },
-        T1,
+        AT_T1,
       );
       expect(taken).toEqual({
         ok: false,
@@ -151,58 +157,62 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
       const reused = await registry.add(
         providerSettings('initech', { redirectUris: ['https://portal.example/acme/callback'] }),
         SECRETS,
-        T1,
+        AT_T1,
       );
       expect(reused.ok).toBe(true);
     });
 
     it('disables and enables a provider; removes only a disabled one', async () => {
-      await registry.add(providerSettings('acme'), SECRETS, T0);
-      expect(await registry.remove('acme')).toEqual({
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
+      expect(await registry.remove('acme', AT_T1)).toEqual({
         ok: false,
         refusal: { kind: 'still-enabled', id: 'acme' },
       });
-      const disabled = await registry.setEnabled('acme', false, T1);
+      const disabled = await registry.setEnabled('acme', false, AT_T1);
       expect(disabled.ok && disabled.value.enabled).toBe(false);
-      expect((await registry.remove('acme')).ok).toBe(true);
+      expect((await registry.remove('acme', AT_T1)).ok).toBe(true);
       expect(await registry.find('acme')).toBeNull();
       const reused = await registry.add(
         providerSettings('globex', { redirectUris: ['https://portal.example/acme/callback'] }),
         SECRETS,
-        T1,
+        AT_T1,
       );
       expect(reused.ok).toBe(true);
     });
 
     it('answers not-found for every write to an unknown provider', async () => {
       const notFound = { ok: false, refusal: { kind: 'not-found', id: 'ghost' } };
-      expect(await registry.update('ghost', { settings: { levels: [8] } }, T1)).toEqual(notFound);
-      expect(await registry.setEnabled('ghost', false, T1)).toEqual(notFound);
-      expect(await registry.remove('ghost')).toEqual(notFound);
+      expect(await registry.update('ghost', { settings: { levels: [8] } }, AT_T1)).toEqual(notFound);
+      expect(await registry.setEnabled('ghost', false, AT_T1)).toEqual(notFound);
+      expect(await registry.remove('ghost', AT_T1)).toEqual(notFound);
     });
 
     it('moves the version on with every write and only then', async () => {
       const v0 = await registry.version();
-      await registry.add(providerSettings('acme'), SECRETS, T0);
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
       const v1 = await registry.version();
       expect(v1).not.toBe(v0);
       await registry.find('acme');
       await registry.list();
       expect(await registry.version()).toBe(v1);
-      await registry.setEnabled('acme', false, T1);
+      await registry.setEnabled('acme', false, AT_T1);
       const v2 = await registry.version();
       expect(v2).not.toBe(v1);
-      await registry.update('acme', { settings: { requirePkce: true } }, T1);
+      await registry.update('acme', { settings: { requirePkce: true } }, AT_T1);
       expect(await registry.version()).not.toBe(v2);
     });
 
     it('lets exactly one of two concurrent adds take a redirect URI', async () => {
       const results = await Promise.all([
-        registry.add(providerSettings('acme', { redirectUris: ['https://shared.example/cb'] }), SECRETS, T0),
+        registry.add(
+          providerSettings('acme', { redirectUris: ['https://shared.example/cb'] }),
+          SECRETS,
+          AT_T0,
+        ),
         registry.add(
           providerSettings('globex', { redirectUris: ['https://shared.example/cb'] }),
           SECRETS,
-          T0,
+          AT_T0,
         ),
       ]);
       expect(results.filter((result) => result.ok)).toHaveLength(1);

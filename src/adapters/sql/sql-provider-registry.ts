@@ -1,3 +1,4 @@
+import { type AuditEventName, auditEvent } from '../../domain/audit/audit-event.js';
 import type {
   ClientAuthMethod,
   IdTokenAlgorithm,
@@ -10,8 +11,10 @@ import type {
   ProviderRegistry,
   RegistryRefusal,
   RegistryWrite,
+  RegistryWriteContext,
 } from '../../domain/sso/provider-registry.port.js';
 import type { TokenSealer } from '../../domain/sso/token-sealer.port.js';
+import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import { sqlErrorCode, translateStoreError } from './store-errors.js';
 
@@ -77,9 +80,9 @@ export class SqlProviderRegistry implements ProviderRegistry {
   add(
     settings: ProviderSettings,
     secrets: ProviderSecrets,
-    now: Date,
+    { now, actor }: RegistryWriteContext,
   ): Promise<RegistryWrite<RegisteredProvider>> {
-    return this.write(async (tx) => {
+    return this.write({ event: 'provider_added', id: settings.id, now, actor }, async (tx) => {
       const taken = await tx.query('SELECT 1 FROM sso_providers WHERE id = $1', [settings.id]);
       if (taken.rowCount > 0) throw new Refused({ kind: 'id-taken', id: settings.id });
       await tx.query(
@@ -107,8 +110,12 @@ export class SqlProviderRegistry implements ProviderRegistry {
     });
   }
 
-  update(id: string, change: ProviderChange, now: Date): Promise<RegistryWrite<RegisteredProvider>> {
-    return this.write(async (tx) => {
+  update(
+    id: string,
+    change: ProviderChange,
+    { now, actor }: RegistryWriteContext,
+  ): Promise<RegistryWrite<RegisteredProvider>> {
+    return this.write({ event: 'provider_updated', id, now, actor }, async (tx) => {
       const current = await this.lockedOrRefused(tx, id);
       const settings: ProviderSettings = {
         ...current,
@@ -150,8 +157,13 @@ export class SqlProviderRegistry implements ProviderRegistry {
     });
   }
 
-  setEnabled(id: string, enabled: boolean, now: Date): Promise<RegistryWrite<RegisteredProvider>> {
-    return this.write(async (tx) => {
+  setEnabled(
+    id: string,
+    enabled: boolean,
+    { now, actor }: RegistryWriteContext,
+  ): Promise<RegistryWrite<RegisteredProvider>> {
+    const event = enabled ? 'provider_enabled' : 'provider_disabled';
+    return this.write({ event, id, now, actor }, async (tx) => {
       await this.lockedOrRefused(tx, id);
       await tx.query('UPDATE sso_providers SET enabled = $2, updated_at = $3 WHERE id = $1', [
         id,
@@ -162,8 +174,8 @@ export class SqlProviderRegistry implements ProviderRegistry {
     });
   }
 
-  remove(id: string): Promise<RegistryWrite<null>> {
-    return this.write(async (tx) => {
+  remove(id: string, { now, actor }: RegistryWriteContext): Promise<RegistryWrite<null>> {
+    return this.write({ event: 'provider_removed', id, now, actor }, async (tx) => {
       const current = await this.lockedOrRefused(tx, id);
       if (current.enabled) throw new Refused({ kind: 'still-enabled', id });
       await tx.query('DELETE FROM sso_providers WHERE id = $1', [id]);
@@ -202,11 +214,17 @@ export class SqlProviderRegistry implements ProviderRegistry {
     }
   }
 
-  /** One transaction: the work, then the version moved on; a refusal rolls everything back. */
-  private async write<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<RegistryWrite<T>> {
+  /** One transaction: the work, its audit record, the version moved on; a refusal rolls everything back. */
+  private async write<T>(
+    audit: { event: AuditEventName; id: string } & RegistryWriteContext,
+    work: (tx: SqlExecutor) => Promise<T>,
+  ): Promise<RegistryWrite<T>> {
     try {
       const value = await this.sql.transaction(async (tx) => {
         const result = await work(tx);
+        await new SqlAuditLog(tx).record(
+          auditEvent({ occurredAt: audit.now, event: audit.event, actor: audit.actor, providerId: audit.id }),
+        );
         await tx.query(
           `INSERT INTO sso_provider_registry_version (singleton, version) VALUES (true, 1)
            ON CONFLICT (singleton) DO UPDATE SET version = sso_provider_registry_version.version + 1`,

@@ -1,3 +1,4 @@
+import type { AuditActor } from '../audit/audit-event.js';
 import type { ProviderSecrets, ProviderSettings, RegisteredProvider } from './provider-registration.js';
 
 /** Why a registry write was refused; the caller names the option at fault. */
@@ -16,21 +17,36 @@ export interface ProviderChange {
   secrets?: Partial<ProviderSecrets>;
 }
 
+/** When a write happens and who made it: the audit record the write leaves. */
+export interface RegistryWriteContext {
+  now: Date;
+  actor: AuditActor;
+}
+
 /**
  * The customers' OpenID providers, kept where every instance reads them. Each write is whole or
- * not at all, and moves `version` on, so an instance that polls the version learns of every
- * change without reading the whole registry.
+ * not at all, records its audit event (`provider_added`, ...) in the same unit of work, and
+ * moves `version` on, so an instance that polls the version learns of every change without
+ * reading the whole registry.
  */
 export interface ProviderRegistry {
   add(
     settings: ProviderSettings,
     secrets: ProviderSecrets,
-    now: Date,
+    context: RegistryWriteContext,
   ): Promise<RegistryWrite<RegisteredProvider>>;
-  update(id: string, change: ProviderChange, now: Date): Promise<RegistryWrite<RegisteredProvider>>;
-  setEnabled(id: string, enabled: boolean, now: Date): Promise<RegistryWrite<RegisteredProvider>>;
+  update(
+    id: string,
+    change: ProviderChange,
+    context: RegistryWriteContext,
+  ): Promise<RegistryWrite<RegisteredProvider>>;
+  setEnabled(
+    id: string,
+    enabled: boolean,
+    context: RegistryWriteContext,
+  ): Promise<RegistryWrite<RegisteredProvider>>;
   /** Deletes a disabled provider; an enabled one is refused (`still-enabled`). */
-  remove(id: string): Promise<RegistryWrite<null>>;
+  remove(id: string, context: RegistryWriteContext): Promise<RegistryWrite<null>>;
   find(id: string): Promise<RegisteredProvider | null>;
   /** Every provider, by id. */
   list(): Promise<RegisteredProvider[]>;
