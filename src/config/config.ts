@@ -109,6 +109,9 @@ const envSchema = z.object({
   OIDC_PRIVATE_KEY_JWK: z.string().min(1).optional(),
   OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
   OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
+  OIDC_ID_TOKEN_ALG: z
+    .enum(['RS256', 'PS256', 'ES256', 'EdDSA'], { message: 'must be one of RS256, PS256, ES256, EdDSA' })
+    .default('RS256'),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
   OIDC_REQUIRE_PKCE: bool.default(false),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
@@ -201,6 +204,8 @@ export interface Config {
     privateKeyJwk: string | undefined;
     redirectUris: string[];
     timeoutMs: number;
+    /** The one algorithm the provider's ID tokens and logout tokens may be signed with. */
+    idTokenAlg: Env['OIDC_ID_TOKEN_ALG'];
     allowInsecureHttp: boolean;
     /** Refuse an SSO login without a `code_verifier` (recommended; issue 11, finding 11). */
     requirePkce: boolean;
@@ -444,6 +449,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             privateKeyJwk: env.OIDC_PRIVATE_KEY_JWK,
             redirectUris: env.OIDC_REDIRECT_URIS,
             timeoutMs: env.OIDC_TIMEOUT_MS,
+            idTokenAlg: env.OIDC_ID_TOKEN_ALG,
             allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
             requirePkce: env.OIDC_REQUIRE_PKCE,
           }

@@ -49,6 +49,7 @@ function adapter(overrides: Partial<OpenIdClientProviderOptions> = {}): OpenIdCl
     clientId: gatehouse.clientId,
     clientSecret: gatehouse.clientSecret!,
     clientAuth: 'client_secret_basic',
+    idTokenAlg: 'RS256',
     timeoutMs: 2_000,
     allowInsecureHttp: true,
     ...overrides,
@@ -341,9 +342,9 @@ describe('OpenIdClientProvider: ID tokens the real provider would not send', () 
     expect((await failure(login(adapter({ fetch: resignIdToken((c) => c, hs) })))).code).toBe('SSO_INVALID');
   });
 
-  it('refuses none and HS256 itself, even when the provider metadata advertises them', async () => {
-    // openid-client already refuses an alg outside id_token_signing_alg_values_supported; here the
-    // discovery document is rewritten to allow them, so only the adapter's own allow-list stands.
+  it('refuses none and HS256 even when the provider metadata advertises them (the algorithm is configured)', async () => {
+    // The discovery document is rewritten to advertise them: the expected algorithm comes from the
+    // adapter's settings (idTokenAlg), never from what the provider says it supports.
     const advertiseWeakAlgs = (inner: typeof fetch): typeof fetch =>
       (async (input: string | URL | Request, init?: RequestInit) => {
         const response = await inner(input, init);
@@ -355,10 +356,13 @@ describe('OpenIdClientProvider: ID tokens the real provider would not send', () 
     const hs = { alg: 'HS256' as const, secret: tp.clients.gatehouse.clientSecret! };
     for (const key of [hs, { alg: 'none' as const }]) {
       const provider = adapter({ fetch: advertiseWeakAlgs(resignIdToken((c) => c, key)) });
-      const error = await failure(login(provider));
-      expect(error.code).toBe('SSO_INVALID');
-      expect(error.message).toContain('JWS algorithm not allowed');
+      expect((await failure(login(provider))).code).toBe('SSO_INVALID');
     }
+  });
+
+  it('refuses to be built with an expected algorithm outside RS256, PS256, ES256, EdDSA', () => {
+    for (const idTokenAlg of ['HS256', 'none', 'RS384', ''])
+      expect(() => adapter({ idTokenAlg: idTokenAlg as 'RS256' })).toThrow(/idTokenAlg must be one of/);
   });
 
   it.each([

@@ -88,8 +88,15 @@ describe('loadConfig defaults (contract section 7)', () => {
       clientSecret: 'client-secret',
       redirectUris: ['https://portal.example.com/callback'],
       timeoutMs: 5000,
+      idTokenAlg: 'RS256',
       allowInsecureHttp: false,
     });
+  });
+
+  it('expects the provider to sign with OIDC_ID_TOKEN_ALG, RS256 unless set', () => {
+    for (const alg of ['RS256', 'PS256', 'ES256', 'EdDSA']) {
+      expect(loadConfig({ ...OIDC, OIDC_ID_TOKEN_ALG: alg }).oidc?.idTokenAlg).toBe(alg);
+    }
   });
 
   it('treats an empty variable as unset', () => {
@@ -152,6 +159,9 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'https://ok.example.com,not a url' }],
     ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
     ['OIDC_TIMEOUT_MS', { ...OIDC, OIDC_TIMEOUT_MS: 'soon' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'HS256' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'none' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'rs256' }],
     ['OIDC_REDIRECT_URIS', { ...OIDC, OIDC_REDIRECT_URIS: '' }],
     ['OIDC_CLIENT_SECRET', { ...OIDC, OIDC_CLIENT_SECRET: '' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: OIDC.OIDC_ISSUER }],
