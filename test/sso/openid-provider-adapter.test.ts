@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ID_TOKEN_SIGNING_ALGS,
+  type IdTokenSigningAlg,
   OpenIdClientProvider,
   type OpenIdClientProviderOptions,
 } from '../../src/adapters/openid/openid-client-provider.js';
@@ -578,4 +580,51 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
       sid: 's-2',
     });
   });
+});
+
+describe('OpenIdClientProvider: each configurable expected algorithm, against a provider signing with it', () => {
+  it.each(ID_TOKEN_SIGNING_ALGS)(
+    '%s: the provider tokens are accepted, under any other expected algorithm refused',
+    async (alg) => {
+      const signing = await startTestProvider({ signingAlg: alg });
+      try {
+        const { gatehouse } = signing.clients;
+        const expecting = (idTokenAlg: IdTokenSigningAlg) =>
+          new OpenIdClientProvider({
+            issuer: signing.issuer,
+            clientId: gatehouse.clientId,
+            clientSecret: gatehouse.clientSecret!,
+            clientAuth: 'client_secret_basic',
+            idTokenAlg,
+            timeoutMs: 2_000,
+            allowInsecureHttp: true,
+          });
+        const exchange = async (provider: OpenIdClientProvider) => {
+          const n = nonce();
+          const { code } = await signing.issueCode({ accountId: 'alice', nonce: n });
+          return provider.exchangeCode({
+            authorizationCode: code,
+            redirectUri: DEFAULT_REDIRECT_URI,
+            nonce: n,
+          });
+        };
+        const right = expecting(alg);
+        const { idToken } = await exchange(right);
+        expect(JSON.parse(Buffer.from(idToken.split('.')[0]!, 'base64url').toString())).toMatchObject({
+          alg,
+        });
+        expect(await right.validateLogoutToken(signing.signLogoutToken())).toMatchObject({
+          subject: 'alice',
+        });
+
+        const wrong = expecting(alg === 'RS256' ? 'ES256' : 'RS256');
+        expect((await failure(exchange(wrong))).code).toBe('SSO_INVALID');
+        expect((await failure(wrong.validateLogoutToken(signing.signLogoutToken()))).code).toBe(
+          'SSO_INVALID',
+        );
+      } finally {
+        await signing.close();
+      }
+    },
+  );
 });
