@@ -74,7 +74,32 @@ describe('loadConfig defaults (contract section 7)', () => {
       usernameClaim: 'preferred_username',
       groupClaim: 'groups',
       userLevels: [8],
+      interpreters: {},
+      providerTimeoutMs: 5000,
+      allowInsecureHttp: false,
     });
+  });
+
+  it('reads SSO_INTERPRETERS as name=module pairs and names every malformed pair', () => {
+    expect(
+      loadConfig({ SSO_INTERPRETERS: 'acme=@acme/gatehouse-sso, globex=./interpreters/globex.js' }).sso
+        .interpreters,
+    ).toEqual({
+      acme: '@acme/gatehouse-sso',
+      globex: './interpreters/globex.js',
+    });
+    for (const [value, fault] of [
+      ['acme', 'is not name=module'],
+      ['=x', 'is not name=module'],
+      ['Acme=x', 'is not name=module'],
+      ['acme=', 'is not name=module'],
+      ['claims=./mine.js', "built-in interpreter's name"],
+      ['a=x,a=y', 'is given twice'],
+    ] as const) {
+      expect(() => loadConfig({ SSO_INTERPRETERS: value }), value).toThrow(
+        new RegExp(`SSO_INTERPRETERS: .*${fault}`),
+      );
+    }
   });
 
   it('logs at info', () => {
