@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ID_TOKEN_ALGORITHMS } from '../domain/sso/provider-registration.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -110,7 +111,7 @@ const envSchema = z.object({
   OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
   OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
   OIDC_ID_TOKEN_ALG: z
-    .enum(['RS256', 'PS256', 'ES256', 'EdDSA'], { message: 'must be one of RS256, PS256, ES256, EdDSA' })
+    .enum(ID_TOKEN_ALGORITHMS, { message: `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}` })
     .default('RS256'),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
   OIDC_REQUIRE_PKCE: bool.default(false),

@@ -3,12 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ID_TOKEN_SIGNING_ALGS,
-  type IdTokenSigningAlg,
   OpenIdClientProvider,
   type OpenIdClientProviderOptions,
 } from '../../src/adapters/openid/openid-client-provider.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
+import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../src/domain/sso/provider-registration.js';
 import {
   BACKCHANNEL_LOGOUT_EVENT,
   DEFAULT_REDIRECT_URI,
@@ -583,13 +582,13 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
 });
 
 describe('OpenIdClientProvider: each configurable expected algorithm, against a provider signing with it', () => {
-  it.each(ID_TOKEN_SIGNING_ALGS)(
+  it.each(ID_TOKEN_ALGORITHMS)(
     '%s: the provider tokens are accepted, under any other expected algorithm refused',
     async (alg) => {
       const signing = await startTestProvider({ signingAlg: alg });
       try {
         const { gatehouse } = signing.clients;
-        const expecting = (idTokenAlg: IdTokenSigningAlg) =>
+        const expecting = (idTokenAlg: IdTokenAlgorithm) =>
           new OpenIdClientProvider({
             issuer: signing.issuer,
             clientId: gatehouse.clientId,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ID_TOKEN_SIGNING_ALGS } from '../../src/adapters/openid/openid-client-provider.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ID_TOKEN_ALGORITHMS } from '../../src/domain/sso/provider-registration.js';
 
 const OIDC = {
   OIDC_ISSUER: 'https://idp.example.com/realms/acme',
@@ -120,8 +120,7 @@ describe('loadConfig defaults (contract section 7)', () => {
   });
 
   it('expects the provider to sign with OIDC_ID_TOKEN_ALG, RS256 unless set', () => {
-    // The adapter's list: the variable accepts every algorithm the provider adapter can expect.
-    for (const alg of ID_TOKEN_SIGNING_ALGS) {
+    for (const alg of ID_TOKEN_ALGORITHMS) {
       expect(loadConfig({ ...OIDC, OIDC_ID_TOKEN_ALG: alg }).oidc?.idTokenAlg).toBe(alg);
     }
   });

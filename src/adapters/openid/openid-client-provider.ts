@@ -21,15 +21,12 @@ import type {
   ProviderLogoutRequest,
   ValidatedTokenSet,
 } from '../../domain/sso/openid-provider.port.js';
+import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../domain/sso/provider-registration.js';
 import { boundedResponse } from './bounded-response.js';
 import { JwksVerifier } from './jws-verifier.js';
 import { failedInTransit, ssoError, translate } from './openid-errors.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
-
-/** The signing algorithms a provider may be configured to use for its ID and logout tokens. */
-export const ID_TOKEN_SIGNING_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
-export type IdTokenSigningAlg = (typeof ID_TOKEN_SIGNING_ALGS)[number];
 
 export interface OpenIdClientProviderOptions {
   /** Issuer identifier; the discovered metadata and every token's `iss` must equal it exactly. */
@@ -42,7 +39,7 @@ export interface OpenIdClientProviderOptions {
    * configuration, never taken from what the provider advertises: a token under any other
    * algorithm is refused, even when the provider publishes a key for it.
    */
-  idTokenAlg: IdTokenSigningAlg;
+  idTokenAlg: IdTokenAlgorithm;
   /** Private key (JWK, with `kid` when the provider knows several) for private_key_jwt. */
   privateKeyJwk?: JsonWebKey;
   /** Bound on every single HTTP request to the provider (discovery, token, JWKS, revocation). */
@@ -144,8 +141,8 @@ export class OpenIdClientProvider implements OpenIdProvider {
       throw new Error(`${options.clientAuth} needs clientSecret`);
     }
     if (!(options.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
-    if (!ID_TOKEN_SIGNING_ALGS.includes(options.idTokenAlg)) {
-      throw new Error(`idTokenAlg must be one of ${ID_TOKEN_SIGNING_ALGS.join(', ')}`);
+    if (!ID_TOKEN_ALGORITHMS.includes(options.idTokenAlg)) {
+      throw new Error(`idTokenAlg must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}`);
     }
 
     this.#options = options;
