@@ -149,13 +149,13 @@ for (const target of TRANSPORT_TARGETS) {
       const response = await login(server);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       expect(response.session).toBeTruthy();
-      expect(await sessionStatus(server, response.session!)).toBe(200);
+      expect(await sessionStatus(server, response.session!), 'the new session answers').toBe(200);
       return response.session!;
     }
 
     async function expectRefused(server: TestServer, options: { loginNonce?: string } = {}): Promise<void> {
       const response = await login(server, options);
-      expect(response.status).toBe(401);
+      expect(response.status, JSON.stringify(response.body)).toBe(401);
       expect(response.body).toMatchObject({ code: 'SSO_INVALID' });
       expect(response.session).toBeUndefined();
     }
