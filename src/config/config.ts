@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ID_TOKEN_ALGORITHMS } from '../domain/sso/provider-registration.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -109,6 +110,9 @@ const envSchema = z.object({
   OIDC_PRIVATE_KEY_JWK: z.string().min(1).optional(),
   OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
   OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
+  OIDC_ID_TOKEN_ALG: z
+    .enum(ID_TOKEN_ALGORITHMS, { message: `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}` })
+    .default('RS256'),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
   OIDC_REQUIRE_PKCE: bool.default(false),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
@@ -203,6 +207,8 @@ export interface Config {
     privateKeyJwk: string | undefined;
     redirectUris: string[];
     timeoutMs: number;
+    /** The one algorithm the provider's ID tokens and logout tokens may be signed with. */
+    idTokenAlg: Env['OIDC_ID_TOKEN_ALG'];
     allowInsecureHttp: boolean;
     /** Refuse an SSO login without a `code_verifier` (recommended; issue 11, finding 11). */
     requirePkce: boolean;
@@ -491,6 +497,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             privateKeyJwk: env.OIDC_PRIVATE_KEY_JWK,
             redirectUris: env.OIDC_REDIRECT_URIS,
             timeoutMs: env.OIDC_TIMEOUT_MS,
+            idTokenAlg: env.OIDC_ID_TOKEN_ALG,
             allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
             requirePkce: env.OIDC_REQUIRE_PKCE,
           }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ID_TOKEN_ALGORITHMS } from '../../src/domain/sso/provider-registration.js';
 
 const OIDC = {
   OIDC_ISSUER: 'https://idp.example.com/realms/acme',
@@ -113,8 +114,15 @@ describe('loadConfig defaults (contract section 7)', () => {
       clientSecret: 'client-secret',
       redirectUris: ['https://portal.example.com/callback'],
       timeoutMs: 5000,
+      idTokenAlg: 'RS256',
       allowInsecureHttp: false,
     });
+  });
+
+  it('expects the provider to sign with OIDC_ID_TOKEN_ALG, RS256 unless set', () => {
+    for (const alg of ID_TOKEN_ALGORITHMS) {
+      expect(loadConfig({ ...OIDC, OIDC_ID_TOKEN_ALG: alg }).oidc?.idTokenAlg).toBe(alg);
+    }
   });
 
   it('treats an empty variable as unset', () => {
@@ -177,6 +185,9 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'https://ok.example.com,not a url' }],
     ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
     ['OIDC_TIMEOUT_MS', { ...OIDC, OIDC_TIMEOUT_MS: 'soon' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'HS256' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'none' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'rs256' }],
     ['OIDC_REDIRECT_URIS', { ...OIDC, OIDC_REDIRECT_URIS: '' }],
     ['OIDC_CLIENT_SECRET', { ...OIDC, OIDC_CLIENT_SECRET: '' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: OIDC.OIDC_ISSUER }],
