@@ -32,6 +32,7 @@ const PACKAGES: Record<string, string> = {
   '@gatehouse-auth/gatehouse/express': 'src/guards/express.ts',
   '@gatehouse-auth/gatehouse/fastify': 'src/guards/fastify.ts',
   '@gatehouse-auth/gatehouse-testing': 'src/testing/index.ts',
+  '@gatehouse-auth/gatehouse-testing/errors': 'src/testing/errors.ts',
   '@gatehouse-auth/gatehouse-client': 'src/client/index.ts',
   '@gatehouse-auth/gatehouse-client/express': 'src/client/express.ts',
   '@gatehouse-auth/gatehouse-client/fastify': 'src/client/fastify.ts',

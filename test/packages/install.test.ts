@@ -21,9 +21,14 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/project-root.js';
+import {
+  interpretationRefusal,
+  SsoInterpretationError as ServiceSsoInterpretationError,
+} from '../../src/domain/sso/sso-interpretation-error.js';
 import { freePort } from '../support/redis-server.js';
 import { TestClient } from '../support/test-server.js';
 
@@ -173,6 +178,37 @@ describe('the packages, installed from their tarballs', () => {
       writeFileSync(entry, source);
     }, 120_000);
   });
+
+  // At run time an interpreter is loaded by the service, where no vitest is installed: it imports
+  // SsoInterpretationError from the kit's `/errors` entry, which the service recognises.
+  it('lets an interpreter import SsoInterpretationError at run time without vitest, recognised by the service', async () => {
+    const dir = join(scratch, 'runtime-interpreter');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'runtime', private: true, type: 'module' }),
+    );
+    // As a production install would: the optional peer vitest is not installed.
+    await npmInstall(dir, tarball.testing);
+    expect(readdirSync(join(dir, 'node_modules'))).not.toContain('vitest');
+    const load = (specifier: string) =>
+      run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`], {
+        cwd: dir,
+      }).then(
+        () => 'loaded',
+        (error: { stderr?: string }) => error.stderr ?? 'failed',
+      );
+    expect(await load(`${SCOPE}/gatehouse-testing/errors`)).toBe('loaded');
+    expect(await load(`${SCOPE}/gatehouse-testing`)).toMatch(/vitest/);
+
+    const installed = join(dir, 'node_modules', SCOPE, 'gatehouse-testing/dist/testing/errors.js');
+    const { SsoInterpretationError } = (await import(pathToFileURL(installed).href)) as {
+      SsoInterpretationError: new (code: string, message: string) => Error;
+    };
+    const refusal = interpretationRefusal(new SsoInterpretationError('SSO_MULTI_GROUPS', 'two units'));
+    expect(refusal).toBeInstanceOf(ServiceSsoInterpretationError);
+    expect(refusal?.code).toBe('SSO_MULTI_GROUPS');
+  }, 120_000);
 
   describe('the service from its tarball, and apps protected by gatehouse-client', () => {
     const serviceDir = join(scratch, 'service');
