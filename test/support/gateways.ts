@@ -69,6 +69,9 @@ http {
       proxy_pass_request_body off;
       proxy_set_header Content-Length "";
       proxy_set_header X-Original-URI $request_uri;
+      # Four 200-character non-ASCII ids, percent-encoded, outgrow the default (one memory page).
+      proxy_buffer_size 16k;
+      proxy_busy_buffers_size 16k;
     }
 
     location / {

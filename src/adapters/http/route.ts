@@ -24,7 +24,14 @@ export function sessionOf(session: AuthenticatedSession | null): AuthenticatedSe
   return session;
 }
 
-function matches(pattern: string, path: string): boolean {
+/**
+ * The one routing rule of every transport: a path names a route when it equals the route's path
+ * byte for byte (case-sensitive, percent-escapes not decoded, doubled slashes not collapsed), a
+ * `:parameter` standing for one non-empty segment. Frameworks' routers are laxer each in its own
+ * way (Koa's ignores case, Fastify's decodes escapes), so a gateway rule on `/metrics` would not
+ * cover `/METRICS` or `/%6Detrics`; both transports answer 404 for those.
+ */
+export function pathMatches(pattern: string, path: string): boolean {
   const want = pattern.split('/');
   const have = path.split('/');
   if (want.length !== have.length) return false;
@@ -40,7 +47,7 @@ function matches(pattern: string, path: string): boolean {
 export function allowedMethods(routes: readonly Route[], path: string): string[] {
   const methods = new Set<string>();
   for (const route of routes) {
-    if (!matches(route.path, path)) continue;
+    if (!pathMatches(route.path, path)) continue;
     methods.add(route.method);
     if (route.method === 'GET') methods.add('HEAD');
   }
