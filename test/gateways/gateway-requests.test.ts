@@ -15,13 +15,17 @@
  * `allowed_headers` lets through; only 200 grants, any other status is sent to the client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RawResponse as RawAnswer, send } from '../security/support.js';
 import { TRANSPORT_TARGETS } from '../support/databases.js';
-import { type RawAnswer, rawRequest } from '../support/raw-http.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const APP = 'app.example.com';
 const PORTAL = 'https://portal.example.com';
+
+/** One request exactly as a gateway sends it: any method, any headers (Host included). */
+const rawRequest = (url: string, method: string, path: string, headers: Array<[string, string]> = []) =>
+  send(url, path, { method, headers: Object.fromEntries(headers) });
 
 for (const target of TRANSPORT_TARGETS) {
   describe(`the requests gateways send to the check [${target}]`, () => {
