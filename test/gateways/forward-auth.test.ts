@@ -55,6 +55,15 @@ function gatehouseEnviron(environ: Record<string, string[]>): Record<string, str
   return Object.fromEntries(Object.entries(environ).filter(([key]) => key.startsWith('HTTP_GATEHOUSE_')));
 }
 
+/** What an application reads for ann, whatever the client forged: her identity, once each. */
+const ANN_ENVIRON = {
+  HTTP_GATEHOUSE_USER_ID: ['u-ann'],
+  HTTP_GATEHOUSE_USERNAME: ['ann'],
+  HTTP_GATEHOUSE_USER_LEVEL: ['0'],
+  HTTP_GATEHOUSE_TENANT_ID: ['t1'],
+  HTTP_GATEHOUSE_GROUP_ID: ['g1'],
+};
+
 const FORGED = {
   'Gatehouse-User-Id': 'u-admin',
   'Gatehouse-Username': 'admin',
@@ -163,13 +172,7 @@ for (const target of TRANSPORT_TARGETS) {
         };
         const ann = await rawViaGateway({ ...forgeries, cookie: await sessionOf('ann') });
         expect(ann.status).toBe(200);
-        expect(gatehouseEnviron(ann.body.environ)).toEqual({
-          HTTP_GATEHOUSE_USER_ID: ['u-ann'],
-          HTTP_GATEHOUSE_USERNAME: ['ann'],
-          HTTP_GATEHOUSE_USER_LEVEL: ['0'],
-          HTTP_GATEHOUSE_TENANT_ID: ['t1'],
-          HTTP_GATEHOUSE_GROUP_ID: ['g1'],
-        });
+        expect(gatehouseEnviron(ann.body.environ)).toEqual(ANN_ENVIRON);
         // zoë has no tenant and no group: no spelling of a forged one reaches the application.
         const zoe = await rawViaGateway({ ...forgeries, cookie: await sessionOf('zoë') });
         expect(zoe.status).toBe(200);
@@ -188,13 +191,7 @@ for (const target of TRANSPORT_TARGETS) {
           cookie: await sessionOf('ann'),
         });
         expect(response.status).toBe(200);
-        expect(gatehouseEnviron(response.body.environ)).toEqual({
-          HTTP_GATEHOUSE_USER_ID: ['u-ann'],
-          HTTP_GATEHOUSE_USERNAME: ['ann'],
-          HTTP_GATEHOUSE_USER_LEVEL: ['0'],
-          HTTP_GATEHOUSE_TENANT_ID: ['t1'],
-          HTTP_GATEHOUSE_GROUP_ID: ['g1'],
-        });
+        expect(gatehouseEnviron(response.body.environ)).toEqual(ANN_ENVIRON);
       });
 
       it('refuses an unsafe request from a foreign origin or a cross-site fetch (403), the application never sees it', async () => {
