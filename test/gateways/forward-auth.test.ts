@@ -55,6 +55,14 @@ function gatehouseEnviron(environ: Record<string, string[]>): Record<string, str
   return Object.fromEntries(Object.entries(environ).filter(([key]) => key.startsWith('HTTP_GATEHOUSE_')));
 }
 
+/**
+ * The longest identity there is: a username of 200 non-ASCII characters (1.8 KB percent-encoded)
+ * and ids of 200 four-byte characters (2.4 KB each), over 9 KB of headers in the check's answer.
+ */
+const LONG_NAME = '€'.repeat(200);
+const LONG_ID = '😀'.repeat(200);
+const LONG_GROUP = '😁'.repeat(200);
+
 /** What an application reads for ann, whatever the client forged: her identity, once each. */
 const ANN_ENVIRON = {
   HTTP_GATEHOUSE_USER_ID: ['u-ann'],
@@ -91,6 +99,13 @@ for (const target of TRANSPORT_TARGETS) {
         });
         await seedUser(gatehouse, { username: 'zoë', password: PASSWORD, userId: 'u-zoe' });
         await seedUser(gatehouse, { username: 'fresh', password: PASSWORD, mustChangePassword: true });
+        await seedUser(gatehouse, {
+          username: LONG_NAME,
+          password: PASSWORD,
+          userId: LONG_ID,
+          tenantId: LONG_ID,
+          groupId: LONG_GROUP,
+        });
         app = await startEchoApp();
         gateway = await startGateway(kind, gatehouse.url, app.url);
       });
@@ -224,6 +239,18 @@ for (const target of TRANSPORT_TARGETS) {
           expect((await rawViaGateway({}, method)).status).toBe(401);
         }
         expect(app.reached()).toBe(before);
+      });
+
+      it('passes the longest non-ASCII username and long ids on whole', async () => {
+        const response = await viaGateway({ cookie: await sessionOf(LONG_NAME) });
+        expect(response.status).toBe(200);
+        expect(response.body.seen).toEqual({
+          'Gatehouse-User-Id': encodeURIComponent(LONG_ID),
+          'Gatehouse-Username': encodeURIComponent(LONG_NAME),
+          'Gatehouse-User-Level': '0',
+          'Gatehouse-Tenant-Id': encodeURIComponent(LONG_ID),
+          'Gatehouse-Group-Id': encodeURIComponent(LONG_GROUP),
+        });
       });
 
       it('stops a session whose password expired (403)', async () => {

@@ -77,6 +77,10 @@ http {
       proxy_set_header X-Forwarded-Method $request_method;
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_set_header X-Forwarded-Host $http_host;
+      # The answer's headers must fit here: a 200-character non-ASCII username is up to 1.8 KB
+      # percent-encoded, and imported ids have no length limit (the default is one memory page).
+      proxy_buffer_size 16k;
+      proxy_busy_buffers_size 16k;
     }
 
     location / {
