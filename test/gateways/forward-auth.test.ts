@@ -3,7 +3,8 @@
  * an application, asking Gatehouse about every request. The application echoes the identity
  * headers it received; a client forges them, with and without a session.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '../security/support.js';
 import { TRANSPORT_TARGETS } from '../support/databases.js';
@@ -15,6 +16,16 @@ const GATEWAYS: readonly GatewayKind[] = ['nginx', 'caddy'];
 
 /** What a CGI, WSGI, Rack or PHP application reads for a header: `HTTP_` and the name upper-cased, `-` as `_`. */
 const environKey = (name: string) => `HTTP_${name.toUpperCase().replaceAll('-', '_')}`;
+
+/** Every header as a CGI-style application reads it, each key with every value it got. */
+function environOf(request: IncomingMessage): Record<string, string[]> {
+  const environ: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const key = environKey(request.rawHeaders[i]!);
+    environ[key] = [...(environ[key] ?? []), request.rawHeaders[i + 1]!];
+  }
+  return environ;
+}
 
 /**
  * The application behind the gateway: answers with every header it received, both by name as
@@ -31,15 +42,21 @@ async function startEchoApp(): Promise<{ url: string; reached: () => number; clo
       if (value !== undefined) seen[header] = String(value);
     }
     const headers: Record<string, string[]> = {};
-    const environ: Record<string, string[]> = {};
     for (let i = 0; i < request.rawHeaders.length; i += 2) {
       const [name, value] = [request.rawHeaders[i]!, request.rawHeaders[i + 1]!];
       headers[name] = [...(headers[name] ?? []), value];
-      environ[environKey(name)] = [...(environ[environKey(name)] ?? []), value];
     }
+    const environ = environOf(request);
     response
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ path: request.url, method: request.method, seen, headers, environ }));
+  });
+  // An upgrade (a WebSocket handshake) is accepted, and what the application read is sent after it.
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
+    reached += 1;
+    socket.end(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${request.headers.upgrade}\r\nConnection: Upgrade\r\n\r\n${JSON.stringify(environOf(request))}`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -208,6 +225,37 @@ for (const target of TRANSPORT_TARGETS) {
         expect(response.status).toBe(200);
         expect(gatehouseEnviron(response.body.environ)).toEqual(ANN_ENVIRON);
       });
+
+      // nginx's recipe does not pass upgrades on (it sends `Connection: ""` upstream); Caddy's does.
+      if (kind === 'caddy')
+        it('keeps a WebSocket upgrade working and its Connection header harmless', async () => {
+          const cookie = await sessionOf('ann');
+          const environ = await new Promise<Record<string, string[]>>((resolve, reject) => {
+            const url = new URL(gateway.url);
+            const outgoing = httpRequest({
+              hostname: url.hostname,
+              port: url.port,
+              path: '/socket',
+              headers: {
+                Connection: 'Upgrade, Gatehouse-User-Id, Gatehouse-User-Level',
+                Upgrade: 'websocket',
+                Gatehouse_User_Level: '16',
+                cookie,
+              },
+            });
+            outgoing.on('upgrade', (_response, socket, head) => {
+              const chunks: Buffer[] = [head];
+              socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+              socket.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+              socket.on('error', reject);
+            });
+            outgoing.on('response', (response) => reject(new Error(`no upgrade: ${response.statusCode}`)));
+            outgoing.on('error', reject);
+            outgoing.end();
+          });
+          expect(gatehouseEnviron(environ)).toEqual(ANN_ENVIRON);
+          expect(environ.HTTP_UPGRADE).toEqual(['websocket']);
+        });
 
       it('refuses an unsafe request from a foreign origin or a cross-site fetch (403), the application never sees it', async () => {
         const cookie = await sessionOf('ann');

@@ -122,8 +122,10 @@ http://127.0.0.1:${port} {
     # prefix covers any case and both the - and _ spellings.
     request_header -Gatehouse*
     # A client's Connection header could name the identity headers, which the proxy would then
-    # remove after forward_auth set them.
+    # remove after forward_auth set them: it is replaced, by "Upgrade" alone for an upgrade.
     request_header -Connection
+    @upgrade header Upgrade *
+    request_header @upgrade Connection Upgrade
     forward_auth ${gatehouse} {
       uri /api/v1/session/check/
       copy_headers ${IDENTITY_HEADERS.join(' ')}
