@@ -7,7 +7,7 @@ import type { HttpRequest } from './exchange.js';
 import { Reply } from './exchange.js';
 import { originRefusal } from './origin-check.js';
 import { problemBody, STATUS_BY_CODE } from './problem.js';
-import { allowedMethods, pathMatches, type Route } from './route.js';
+import { allowedMethods, catchAllRoute, pathMatches, type Route } from './route.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { checkSession } from './session-guard.js';
 
@@ -109,9 +109,9 @@ export class HttpCore {
   }
 
   private async run(request: HttpRequest, matched: Matched, reply: Reply): Promise<void> {
-    const refusal = originRefusal(request, this.trusted);
+    const route = this.routed(matched, request.path) ?? catchAllRoute(this.options.routes, request.path);
+    const refusal = originRefusal(route?.originOf?.(request) ?? request, this.trusted);
     if (refusal) throw refusal;
-    const route = this.routed(matched, request.path);
     if (!route) {
       const allowed = allowedMethods(this.options.routes, request.path);
       if (allowed.length === 0) throw new DomainError('NOT_FOUND', 'No such resource.');
