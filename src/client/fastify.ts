@@ -4,13 +4,22 @@
  * `request.gatehouse`; otherwise the request is answered 401, 403 or 503 (problem+json), and an
  * unsafe request from a foreign origin 403 ORIGIN_REJECTED, before any body is read or validated
  * (so a refused request never learns a route's validation details). Typed structurally: Fastify is
- * an optional peer, never imported.
+ * an optional peer, never imported at run time (only its request type is augmented).
  */
 import { createGuard, type GatehouseSessionOptions, headerValue } from './guard.js';
 import type { GatehouseUser } from './session-check.js';
 
 export type { GatehouseSessionOptions } from './guard.js';
 export type { GatehouseUser } from './session-check.js';
+
+// Type-level only, nothing of Fastify is loaded: an app importing this plugin sees the user it
+// puts on the request, with no declaration of its own.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by gatehouseSession: who the session belongs to, or null before the hook ran. */
+    gatehouse?: GatehouseUser | null;
+  }
+}
 
 interface FastifyRequestLike {
   method: string;

@@ -52,12 +52,21 @@ describe('framework boundaries', () => {
     expect(koaImporters.length).toBeGreaterThan(0);
   });
 
+  /**
+   * gatehouse-client's Fastify plugin augments Fastify's request type (`declare module 'fastify'`,
+   * erased at build): the one framework reference it may hold, since it loads nothing.
+   */
+  const typeOnlyAugmentation = (file: string, specifier: string) =>
+    file === 'client/fastify.ts' && specifier === 'fastify';
+
   for (const [name, { packages, home }] of Object.entries(FRAMEWORKS)) {
     it(`imports ${name} only in src/${home}`, () => {
       const outside = imports
         .filter(({ file }) => !file.startsWith(home))
         .flatMap(({ file, specifiers }) =>
-          specifiers.filter((s) => packages.test(s)).map((s) => `${file}: ${s}`),
+          specifiers
+            .filter((s) => packages.test(s) && !typeOnlyAugmentation(file, s))
+            .map((s) => `${file}: ${s}`),
         );
       expect(outside).toEqual([]);
     });
@@ -86,7 +95,9 @@ describe('framework boundaries', () => {
       .filter(({ file }) => file.startsWith('client/'))
       .flatMap(({ file, specifiers }) =>
         specifiers
-          .filter((s) => !s.startsWith('node:') && !/^\.\/[\w-]+\.js$/.test(s))
+          .filter(
+            (s) => !s.startsWith('node:') && !/^\.\/[\w-]+\.js$/.test(s) && !typeOnlyAugmentation(file, s),
+          )
           .map((s) => `${file}: ${s}`),
       );
     expect(imports.filter(({ file }) => file.startsWith('client/')).length).toBeGreaterThan(3);
