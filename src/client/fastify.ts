@@ -6,6 +6,8 @@
  * (so a refused request never learns a route's validation details). Typed structurally: Fastify is
  * an optional peer, never imported at run time (only its request type is augmented).
  */
+// Type-only, erased at build: lets the augmentation below find Fastify's declarations.
+import type {} from 'fastify';
 import { createGuard, type GatehouseSessionOptions, headerValue } from './guard.js';
 import type { GatehouseUser } from './session-check.js';
 

@@ -53,11 +53,19 @@ describe('framework boundaries', () => {
   });
 
   /**
-   * gatehouse-client's Fastify plugin augments Fastify's request type (`declare module 'fastify'`,
-   * erased at build): the one framework reference it may hold, since it loads nothing.
+   * gatehouse-client's Fastify plugin augments Fastify's request type (`declare module 'fastify'`
+   * and an `import type`, both erased at build): the one framework reference it may hold, since it
+   * loads nothing (checked below).
    */
   const typeOnlyAugmentation = (file: string, specifier: string) =>
     file === 'client/fastify.ts' && specifier === 'fastify';
+
+  it("holds gatehouse-client's Fastify reference to types: no value import, nothing in its build", () => {
+    const text = readFileSync(join(SRC, 'client/fastify.ts'), 'utf8');
+    expect(text).toMatch(/^declare module 'fastify'/m);
+    const valueImports = [...text.matchAll(/^import\s+(?!type\s)[^;]*?from\s+['"]fastify['"]/gm)];
+    expect(valueImports).toEqual([]);
+  });
 
   for (const [name, { packages, home }] of Object.entries(FRAMEWORKS)) {
     it(`imports ${name} only in src/${home}`, () => {
