@@ -1,7 +1,6 @@
 import type { Container } from 'inversify';
 import type { HttpApp } from './adapters/http/http-app.js';
 import { HttpCore } from './adapters/http/http-core.js';
-import { koaSessionGuard } from './adapters/koa/koa-session-guard.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { GatehouseMetrics } from './adapters/metrics/gatehouse-metrics.js';
 import { metricsRoutes } from './adapters/metrics/metrics-routes.js';
@@ -61,13 +60,6 @@ export interface Gatehouse {
    * own on `config.metrics` (main.ts starts it); null when /metrics is on the main app.
    */
   metricsApp: HttpApp | null;
-  /**
-   * The session check and expired-credentials gate for a product team's own Koa routes:
-   * `router.get('/api/v1/things', gatehouse.requireSession(), handler)`; the handler finds the
-   * session and user on `ctx.state.gatehouse`. Express and Fastify: `gatehouse/express`,
-   * `gatehouse/fastify`.
-   */
-  requireSession(options?: { allowExpiredCredentials?: boolean }): ReturnType<typeof koaSessionGuard>;
   /**
    * The periodic purge of dead sessions, stale throttling rows and old audit events, started
    * here (every PURGE_INTERVAL_S; unref'd) and stopped by close(). `runOnce()` runs one cycle now.
@@ -136,13 +128,6 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     config: options.config,
     logger,
     authenticator,
-    requireSession: (guardOptions = {}) =>
-      // A product route has no Origin check in front of it: the guard checks unsafe methods' Origin.
-      koaSessionGuard(authenticator, {
-        cookieName: options.config.cookie.name,
-        trustedOrigins: options.config.trustedOrigins,
-        allowExpiredCredentials: guardOptions.allowExpiredCredentials ?? false,
-      }),
     purger,
     close: async () => {
       await purger.stop();

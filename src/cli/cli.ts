@@ -1,15 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
 import { createLogger } from '../adapters/logging/logger.js';
+import { probeProvider } from '../adapters/openid/provider-probe.js';
+import { DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
+import type { SqlClient } from '../adapters/sql/sql-client.js';
+import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import type { AdminDirectory } from '../application/admin/admin-directory.js';
+import { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
 import { buildContainer } from '../composition/container.js';
 import { openServiceStore } from '../composition/open-service-store.js';
 import { TOKENS } from '../composition/tokens.js';
-import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import { BUILT_IN_INTERPRETER, type Config, ConfigError, loadConfig } from '../config/config.js';
+import { systemClock } from '../domain/shared/clock.port.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import { isUserLevel, type User } from '../domain/user/user.js';
@@ -18,6 +25,7 @@ import { escapeForDisplay } from '../domain/user/username.js';
 import { planAudit } from './audit-command.js';
 import { parseImportFile } from './import-file.js';
 import { type PasswordSource, readPassword } from './password-input.js';
+import { ProbeFailed, type ProviderCommandContext, planProvider } from './provider-command.js';
 import { USAGE, UsageError } from './usage.js';
 
 /**
@@ -43,6 +51,7 @@ interface Context {
   users: AdminUsers;
   directory: AdminDirectory;
   importer: ImportUsers;
+  providers: ProviderCommandContext;
   out(line: string): void;
 }
 
@@ -420,9 +429,53 @@ function plan(argv: readonly string[]): Plan | null {
       return planImport(rest);
     case 'audit':
       return planAudit(rest);
+    case 'provider': {
+      const providerPlan = planProvider(rest);
+      return {
+        ...(providerPlan.secret ? { passwordFor: providerPlan.secret.label } : {}),
+        run: (context, secret) => providerPlan.run(context.providers, secret),
+      };
+    }
     default:
       throw new UsageError(`unknown command ${quoted(command)}`);
   }
+}
+
+/** The provider registry as the command reaches it: secrets sealed with TOKEN_ENCRYPTION_KEY. */
+function providerCommandContext(
+  config: Config,
+  client: SqlClient,
+  out: (line: string) => void,
+): ProviderCommandContext {
+  const key = config.tokenEncryptionKey;
+  // Without the key nothing can be sealed (adding is refused, naming it) and nothing opens.
+  const sealer = key
+    ? AesTokenSealer.fromBase64(key, config.tokenEncryptionKeysPrevious)
+    : AesTokenSealer.random();
+  const registry = new SqlProviderRegistry(client, sealer);
+  const providers = new AdminProviders(
+    registry,
+    {
+      interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
+      environmentRedirectUris: config.oidc?.redirectUris ?? [],
+      canSealSecrets: key !== undefined,
+    },
+    systemClock,
+  );
+  return {
+    providers,
+    defaultLevels: config.sso.userLevels,
+    async probe(id) {
+      const provider = await providers.show(id);
+      return probeProvider({
+        issuer: provider.issuer,
+        idTokenAlg: provider.idTokenAlg,
+        timeoutMs: config.sso.providerTimeoutMs,
+        allowInsecureHttp: config.sso.allowInsecureHttp,
+      });
+    },
+    out,
+  };
 }
 
 /** Writes the error line(s) and gives the exit status. Never a stack trace for an expected error. */
@@ -431,9 +484,17 @@ function report(error: unknown, io: CliIo): number {
     io.stderr.write(`error USAGE: ${error.message}\nRun "gatehouse help" for the usage.\n`);
     return EXIT_USAGE;
   }
+  if (error instanceof ProbeFailed) {
+    io.stderr.write(`error PROVIDER_TEST_FAILED: ${clean(error.message)}\n`);
+    return EXIT_REFUSED;
+  }
   if (error instanceof ConfigError) {
     for (const problem of error.problems) io.stderr.write(`error CONFIG: ${problem}\n`);
     return EXIT_USAGE;
+  }
+  if (error instanceof DataDirInUseError) {
+    io.stderr.write(`error DATA_DIR_IN_USE: ${error.message}\n`);
+    return EXIT_REFUSED;
   }
   let failure = error;
   if (!isDomainError(failure)) {
@@ -496,7 +557,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
-    const { store, applied } = await openServiceStore(config);
+    const { store, database, applied } = await openServiceStore(config);
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
     const container = buildContainer({
@@ -515,6 +576,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           users: container.get(TOKENS.AdminUsers),
           directory: container.get(TOKENS.AdminDirectory),
           importer: container.get(TOKENS.ImportUsers),
+          providers: providerCommandContext(config, database.client, (line) => io.stdout.write(`${line}\n`)),
           out: (line) => io.stdout.write(`${line}\n`),
         },
         password,

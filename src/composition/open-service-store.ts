@@ -10,14 +10,14 @@ import { memorySessionSide, openRedisSessionSide } from './open-session-side.js'
 import { openStore } from './open-store.js';
 
 /** Where SESSION_STORE puts sessions and throttling: null for the database itself. */
-async function openSessionSide(config: Config, clock: Clock): Promise<SessionSide | null> {
+async function openSessionSide(config: Config, clock: Clock, logger?: Logger): Promise<SessionSide | null> {
   switch (config.sessionStore.kind) {
     case 'sql':
       return null;
     case 'memory':
       return memorySessionSide(clock);
     case 'redis':
-      return openRedisSessionSide(config);
+      return openRedisSessionSide(config, logger);
   }
 }
 
@@ -34,7 +34,7 @@ export async function openServiceStore(
 ): Promise<{ store: Store; database: SqlStore; applied: string[] }> {
   const { store: database, applied } = await openStore(config, logger, options);
   try {
-    const side = options.sessionSide ?? (await openSessionSide(config, options.clock ?? systemClock));
+    const side = options.sessionSide ?? (await openSessionSide(config, options.clock ?? systemClock, logger));
     if (!side) return { store: database, database, applied };
     return { store: new SplitStore(database, side, new SqlUserLookup(database.client)), database, applied };
   } catch (error) {

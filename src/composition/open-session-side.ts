@@ -1,6 +1,8 @@
+import type { Logger } from '../adapters/logging/logger.js';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store.js';
 import { MemoryThrottleStore } from '../adapters/memory/memory-throttle-store.js';
 import { connectRedis } from '../adapters/redis/redis-connection.js';
+import { checkEvictionPolicy } from '../adapters/redis/redis-eviction-policy.js';
 import { RedisSessionRepository } from '../adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../adapters/redis/redis-throttle-store.js';
 import type { SessionSide } from '../adapters/sql/split-store.js';
@@ -42,7 +44,10 @@ export class RedisUnreachableError extends Error {
  * address stops start-up with a clear message instead of a service that answers 503 forever.
  * Once started, a lost connection is retried in the background (503 meanwhile, no restart).
  */
-export async function openRedisSessionSide(config: Config): Promise<SessionSide & { description: string }> {
+export async function openRedisSessionSide(
+  config: Config,
+  logger?: Logger,
+): Promise<SessionSide & { description: string }> {
   const settings = config.sessionStore;
   if (settings.kind !== 'redis') throw new Error('openRedisSessionSide: SESSION_STORE is not redis');
   const client = connectRedis({
@@ -65,6 +70,13 @@ export async function openRedisSessionSide(config: Config): Promise<SessionSide 
   } catch (error) {
     client.disconnect();
     throw new RedisUnreachableError(variable, startTimeoutMs(settings.commandTimeoutMs), error);
+  }
+  try {
+    const unchecked = await checkEvictionPolicy(client, variable);
+    if (unchecked) logger?.warn({ event: 'redis_eviction_policy_unchecked' }, unchecked);
+  } catch (error) {
+    client.disconnect();
+    throw error;
   }
   return {
     description: settings.clusterNodes

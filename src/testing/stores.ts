@@ -1,9 +1,9 @@
 /**
- * `gatehouse/testing/stores` (`gatehouse-testing/stores`): the contract suites a session store and
+ * `@gatehouse-auth/gatehouse/testing/stores` (`@gatehouse-auth/gatehouse-testing/stores`): the contract suites a session store and
  * a throttle store must pass, for a team writing its own (DynamoDB, Valkey, MongoDB, ...). They run
  * against the store alone: no database, no service.
  *
- *   import { sessionStoreContract, throttleStoreContract } from 'gatehouse-testing/stores';
+ *   import { sessionStoreContract, throttleStoreContract } from '@gatehouse-auth/gatehouse-testing/stores';
  *   sessionStoreContract({ name: 'dynamodb', declares: [], open: async () => ({ sessions: new MyStore() }) });
  *
  * Optional capabilities (`SessionStoreCapabilities`) are tested only when the store declares them

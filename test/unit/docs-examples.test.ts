@@ -12,7 +12,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 /** The repository's import of the kit, as an adopter writes it. */
 const asAdopter = (source: string) =>
-  source.replaceAll("'../../src/testing/stores.js'", "'gatehouse-testing/stores'");
+  source.replaceAll("'../../src/testing/stores.js'", "'@gatehouse-auth/gatehouse-testing/stores'");
 
 describe('docs/stores.md', () => {
   const blocks = [...read('docs/stores.md').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);

@@ -322,20 +322,29 @@ export class RedisSessionRepository implements SessionStore {
     return found.flatMap(({ session }) => (session ? [session] : []));
   }
 
+  /**
+   * Claims the surplus in the user's index first, then deletes each session, and only then its
+   * index entry: should a deletion fail (503), the session stays in the index, so ending all of the
+   * user's sessions still finds it, and the next eviction finishes the claim.
+   */
   evictBeyond(userId: string, keep: number): Promise<SessionRecord[]> {
     return redisCall(async () => {
-      // [member, score, member, score, ...], each popped by exactly one caller.
-      const popped = (await this.redis.gatehouseUserEvict(this.userKey(userId), keep)) as string[];
+      const userKey = this.userKey(userId);
+      const claimed = (await this.redis.gatehouseUserEvict(userKey, keep)) as string[];
       const evicted: SessionRecord[] = [];
-      for (let i = 0; i < popped.length; i += 2) {
-        const taken = await this.take(tokenHashOfMember(popped[i]!));
-        if (taken)
-          evicted.push({
-            ...taken,
-            sso: taken.sso
-              ? { issuer: taken.sso.issuer, subject: taken.sso.subject, sid: taken.sso.sid }
-              : null,
-          });
+      for (const member of claimed) {
+        const taken = await this.take(tokenHashOfMember(member));
+        if (!taken) {
+          // Gone already (timed out, or ended by another caller): only its entry is left.
+          await this.redis.zrem(userKey, member);
+          continue;
+        }
+        evicted.push({
+          ...taken,
+          sso: taken.sso
+            ? { issuer: taken.sso.issuer, subject: taken.sso.subject, sid: taken.sso.sid }
+            : null,
+        });
       }
       return evicted;
     });
