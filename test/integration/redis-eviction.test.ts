@@ -45,6 +45,8 @@ describe('eviction at the session cap, interrupted [redis]', () => {
       url: `redis://${USER}:${PASSWORD}@127.0.0.1:${redis.port}`,
       commandTimeoutMs: 1000,
     });
+    // Commands are not queued before the connection is up (as in the service, whose start-up waits).
+    if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
   });
   afterAll(async () => {
     client?.disconnect();
@@ -60,7 +62,7 @@ describe('eviction at the session cap, interrupted [redis]', () => {
   /** Three sessions of one user, the first the least recently used; the cap is two. */
   async function overTheCap(userId: string): Promise<StoredSession[]> {
     const three = [session(userId, 0), session(userId, 1), session(userId, 2)];
-    for (const one of three) await sessions.create(one, new Date(Date.now() + 3_600_000));
+    for (const one of three) await sessions.create(one, one.expiresAt);
     return three;
   }
 
