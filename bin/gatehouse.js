@@ -3,6 +3,7 @@
 // command is the administration command. Both run the compiled code in dist/: build it first.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 
@@ -19,7 +20,8 @@ if (process.argv[2] === 'serve') {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   const tokens = manifest.scripts.start.split(/\s+/).slice(1);
   const script = new URL(`../${tokens.pop()}`, import.meta.url);
-  const child = spawn(process.execPath, [...tokens, script.pathname], { stdio: 'inherit' });
+    // A path, not the URL's percent-encoded pathname: the folder may hold a space or an accent.
+  const child = spawn(process.execPath, [...tokens, fileURLToPath(script)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal ? 1 : 0);

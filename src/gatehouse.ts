@@ -1,11 +1,11 @@
 import type { Container } from 'inversify';
 import type { HttpApp } from './adapters/http/http-app.js';
 import { HttpCore } from './adapters/http/http-core.js';
-import { koaSessionGuard } from './adapters/koa/koa-session-guard.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { GatehouseMetrics } from './adapters/metrics/gatehouse-metrics.js';
 import { metricsRoutes } from './adapters/metrics/metrics-routes.js';
 import { PgSqlClient } from './adapters/sql/pg-sql-client.js';
+import type { SessionSide } from './adapters/sql/split-store.js';
 import type { SqlClient } from './adapters/sql/sql-client.js';
 import type { SqlStore } from './adapters/sql/sql-store.js';
 import type { LoginEvents } from './application/login-events.js';
@@ -35,12 +35,17 @@ export interface GatehouseOptions {
   sqlClient?: SqlClient;
   /** Replaces the network `fetch` used towards the OpenID provider (tests). */
   oidcFetch?: typeof fetch;
+  /**
+   * A session store of the embedder's own (sessions and login throttling; docs/stores.md), in
+   * place of the one SESSION_STORE names. Users, directory and audit stay in the database.
+   */
+  sessionStore?: SessionSide;
 }
 
 export interface Gatehouse {
   /** The API on the transport HTTP_TRANSPORT names (Koa or Fastify): serve it with `listen`. */
   app: HttpApp;
-  /** The store the service uses: the database, or (SESSION_STORE=redis) the database with sessions in Redis. */
+  /** The store the service uses: the database, with sessions where SESSION_STORE (or `sessionStore`) puts them. */
   store: Store;
   /** The database: users, directory, audit (and sessions with SESSION_STORE=sql). */
   database: SqlStore;
@@ -55,13 +60,6 @@ export interface Gatehouse {
    * own on `config.metrics` (main.ts starts it); null when /metrics is on the main app.
    */
   metricsApp: HttpApp | null;
-  /**
-   * The session check and expired-credentials gate for a product team's own Koa routes:
-   * `router.get('/api/v1/things', gatehouse.requireSession(), handler)`; the handler finds the
-   * session and user on `ctx.state.gatehouse`. Express and Fastify: `gatehouse/express`,
-   * `gatehouse/fastify`.
-   */
-  requireSession(options?: { allowExpiredCredentials?: boolean }): ReturnType<typeof koaSessionGuard>;
   /**
    * The periodic purge of dead sessions, stale throttling rows and old audit events, started
    * here (every PURGE_INTERVAL_S; unref'd) and stopped by close(). `runOnce()` runs one cycle now.
@@ -83,6 +81,8 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
   if (sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
   const { store, database } = await openServiceStore(options.config, logger, {
     client: metrics.observeSqlClient(sqlClient),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.sessionStore ? { sessionSide: options.sessionStore } : {}),
   });
   const container = buildContainer({
     config: options.config,
@@ -128,13 +128,6 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     config: options.config,
     logger,
     authenticator,
-    requireSession: (guardOptions = {}) =>
-      // A product route has no Origin check in front of it: the guard checks unsafe methods' Origin.
-      koaSessionGuard(authenticator, {
-        cookieName: options.config.cookie.name,
-        trustedOrigins: options.config.trustedOrigins,
-        allowExpiredCredentials: guardOptions.allowExpiredCredentials ?? false,
-      }),
     purger,
     close: async () => {
       await purger.stop();

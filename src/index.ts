@@ -1,12 +1,12 @@
 // The package entry for product teams embedding Gatehouse in their own service. The guards for
-// their own routes: `gatehouse/koa`, `gatehouse/express`, `gatehouse/fastify` (Koa's also here).
+// their own routes are `gatehouseSession` in `gatehouse/koa`, `gatehouse/express` and
+// `gatehouse/fastify`, one per framework (none here: each needs its framework installed).
 
 export type { HttpApp, HttpTransport } from './adapters/http/http-app.js';
 export { listen, type RunningServer } from './adapters/http/server.js';
-export type { ProductGuardOptions as SessionGuardOptions } from './adapters/http/session-guard.js';
 export type { GatehouseState } from './adapters/http/state.js';
-export { koaSessionGuard as sessionGuard } from './adapters/koa/koa-session-guard.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
+export type { GatehouseUser } from './client/gatehouse-user.js';
 export { type Config, ConfigError, loadConfig } from './config/config.js';
 export type { Ids } from './domain/profile/ids.js';
 export type { Profile } from './domain/profile/profile.js';
@@ -21,3 +21,4 @@ export type {
 } from './domain/sso/sso-token-interpreter.port.js';
 export type { User } from './domain/user/user.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions } from './gatehouse.js';
+export type { GatehouseSessionOptions } from './guards/guard-settings.js';

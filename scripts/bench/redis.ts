@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { type StoredSession, sessionKeepUntil } from '../../src/domain/session/session.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { startTestCluster, type TestCluster } from '../../test/support/redis-cluster.js';
 import { startTestRedis, type TestRedis } from '../../test/support/redis-server.js';
@@ -125,7 +126,6 @@ export async function redisMemoryPerSession(redis: BenchRedis, count: number): P
   try {
     const repository = new RedisSessionRepository(client, {
       keyPrefix: BENCH_PREFIX,
-      idleTimeoutS: 1800,
       ...(redis.cluster ? { replicaAcks: { replicas: 1, timeoutMs: 1000 } } : {}),
     });
     const before = await usedMemory(ports);
@@ -137,7 +137,7 @@ export async function redisMemoryPerSession(redis: BenchRedis, count: number): P
       Array.from({ length: 64 }, async () => {
         while (next < count) {
           const index = next++;
-          await repository.create({
+          const session: StoredSession = {
             tokenHash: hashSessionToken(randomBytes(32).toString('base64url')),
             handle: randomBytes(16).toString('base64url'),
             userId: `00000000-0000-4000-8000-${String(index % users).padStart(12, '0')}`,
@@ -149,7 +149,8 @@ export async function redisMemoryPerSession(redis: BenchRedis, count: number): P
             userAgent:
               'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
             sso: null,
-          });
+          };
+          await repository.create(session, sessionKeepUntil(session, 1800));
         }
       }),
     );

@@ -1,9 +1,7 @@
-import { auditEvent } from '../domain/audit/audit-event.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
-import type { Store } from '../domain/store.port.js';
-import type { LoginEvents } from './login-events.js';
+import type { SessionEnding } from './session-ending.js';
 
 /**
  * OpenID Connect Back-Channel Logout 1.0 receiver: the provider posts a signed logout token
@@ -12,9 +10,8 @@ import type { LoginEvents } from './login-events.js';
  */
 export class BackchannelLogout {
   constructor(
-    private readonly store: Store,
+    private readonly ending: SessionEnding,
     private readonly provider: OpenIdProvider,
-    private readonly events: LoginEvents,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -27,33 +24,19 @@ export class BackchannelLogout {
     };
     // The token's first use, the sessions it ends and their audit records are written together: a
     // replay (issue 11, finding 10) is refused, and a failure leaves the token usable again.
-    const ended = await this.store.transaction(async (repositories) => {
+    const ended = await this.ending.unit(async (repositories, end) => {
       const now = this.clock.now();
       if (
         !(await repositories.logoutTokens.firstUse(claims.issuer, claims.tokenId, claims.acceptedUntil, now))
       ) {
         throw new DomainError('SSO_INVALID', 'This logout token was already used.');
       }
-      const sessions = await repositories.sessions.deleteBySso(claims.issuer, by);
-      for (const session of sessions) {
-        await repositories.audit.record(
-          auditEvent({
-            occurredAt: now,
-            event: 'session_revoked',
-            reason: 'backchannel_logout',
-            actor: 'provider',
-            userId: session.userId,
-            sessionHandle: session.handle,
-            sessionCount: 1,
-            method: session.method,
-            clientAddress: client?.clientAddress ?? null,
-          }),
-        );
-      }
-      return sessions;
+      return end.bySso(claims.issuer, by, {
+        reason: 'backchannel_logout',
+        clientAddress: client?.clientAddress ?? null,
+      });
     });
     const count = ended.length;
-    this.events.sessionEnded({ userId: claims.subject ?? '(by sid)', why: 'backchannel_logout', count });
     return count;
   }
 }

@@ -3,12 +3,14 @@ import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import { hashPassword, normalizePassword, verifyPassword } from '../domain/password/password-text.js';
+import { hashSessionToken } from '../domain/session/session-token.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
 import type { AuthenticatedSession } from './session-authenticator.js';
+import type { SessionEnding } from './session-ending.js';
 import type { SessionIssuer } from './session-issuer.js';
 
 function currentPasswordMismatch(): DomainError {
@@ -29,6 +31,7 @@ export class ChangePassword {
     private readonly issuer: SessionIssuer,
     private readonly clock: Clock,
     private readonly events: LoginEvents,
+    private readonly ending: SessionEnding,
   ) {}
 
   async execute(
@@ -97,7 +100,7 @@ export class ChangePassword {
       throw error;
     }
     const hash = await hashPassword(this.hasher, input.newPassword);
-    const result = await this.store.transaction(async (repositories) => {
+    const issued = await this.ending.unit(async (repositories, end) => {
       const now = this.clock.now();
       await this.throttle.succeeded(ticket, repositories.throttle);
       // Compare-and-set on the password this caller verified (issue 14, finding 5): of two
@@ -108,16 +111,14 @@ export class ChangePassword {
         unlessChangedSince: { hash: user.passwordHash!, changedAt: user.passwordChangedAt },
       });
       if (!changed) throw currentPasswordMismatch();
-      // This session is replaced by a new id (rotated). If it is gone, it was revoked while the
-      // hash was computed (or ended by a concurrent change): no new cookie for it (finding 7).
-      const replaced = await repositories.sessions.deleteByTokenHash(current.tokenHash);
+      // This session is replaced by a new id (rotated; the password_change record names the new
+      // one). If it is gone, it was revoked while the hash was computed (or ended by a concurrent
+      // change): no new cookie for it (finding 7).
+      const replaced = await end.one(current.tokenHash, { reason: 'password_changed', audited: false });
       if (!replaced) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
-      // The other sessions end (revoked).
-      const others = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);
-      const ended = others + 1;
       const updated = await repositories.users.findByUserId(user.userId);
       if (!updated) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
-      const issued = await this.issuer.issue(repositories, {
+      const rotated = await this.issuer.issue(end, {
         user: updated,
         method: current.session.method,
         presentedTokens: [],
@@ -132,25 +133,22 @@ export class ChangePassword {
           ...audited,
           occurredAt: now,
           event: 'password_change',
-          sessionHandle: issued.sessionHandle,
+          sessionHandle: rotated.sessionHandle,
         }),
       );
-      if (others > 0) {
-        await repositories.audit.record(
-          auditEvent({
-            ...audited,
-            occurredAt: now,
-            event: 'session_revoked',
-            reason: 'password_change',
-            sessionHandle: null,
-            sessionCount: others,
-          }),
-        );
-      }
-      return { issued, ended };
+      // The other sessions end (revoked), all but the new one.
+      await end.ofUser(
+        user,
+        {
+          reason: 'password_changed',
+          method: current.session.method,
+          clientAddress: input.client.clientAddress,
+        },
+        { except: hashSessionToken(rotated.token) },
+      );
+      return rotated;
     });
     this.events.passwordChanged({ userId: user.userId });
-    this.events.sessionEnded({ userId: user.userId, why: 'password_changed', count: result.ended });
-    return result.issued;
+    return issued;
   }
 }

@@ -1,4 +1,5 @@
 import type { LoginDenialReason } from '../domain/login/login-policy.js';
+import type { SessionEndReason } from './session-ending.js';
 
 /**
  * What the use cases report as they go: the logging adapter writes them as structured lines; the
@@ -12,7 +13,11 @@ export interface LoginEvents {
     userId: string | null;
     blocked?: boolean;
   }): void;
-  sessionEnded(event: { userId: string; why: string; count: number }): void;
+  /**
+   * Sessions ended (every way a session ends: `SessionEnding`), once their unit of work committed.
+   * `userId` is null when an administrator ended every user's sessions at once.
+   */
+  sessionEnded(event: { userId: string | null; reason: SessionEndReason; count: number }): void;
   passwordChanged(event: { userId: string }): void;
   /**
    * An attempt refused by the login throttle before any password was checked (429). Optional: a

@@ -10,6 +10,7 @@ import type { Store } from '../domain/store.port.js';
 import { canonicalUsername } from '../domain/user/username.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
+import type { SessionEnding } from './session-ending.js';
 import type { SessionIssuer } from './session-issuer.js';
 
 export interface PasswordLoginInput {
@@ -44,6 +45,7 @@ export class PasswordLogin {
     private readonly clock: Clock,
     private readonly events: LoginEvents,
     private readonly devices: DeviceProofs,
+    private readonly ending: SessionEnding,
   ) {}
 
   async execute(input: PasswordLoginInput): Promise<PasswordLoginResult> {
@@ -118,23 +120,24 @@ export class PasswordLogin {
     const device = await this.devices.issue(usernameKey, this.clock.now());
 
     // The throttle's forgiveness, the session and its audit record commit together.
-    const result = await this.store.transaction(async (repositories) => {
+    const result = await this.ending.unit(async (repositories, end) => {
       await this.throttle.succeeded(ticket, repositories.throttle);
       if (upgraded && account.passwordHash) {
         // Compare-and-set: a concurrent password change wins over this upgrade.
         await repositories.users.upgradePasswordHash(account.userId, account.passwordHash, upgraded);
       }
-      const issued = await this.issuer.issue(repositories, {
+      const issued = await this.issuer.issue(end, {
         user: account,
         method: 'password',
         presentedTokens: input.presentedTokens,
         client: input.client,
       });
-      // Last, after every write to the user's row (no lock upgrade, no deadlock): holds the row until
-      // commit. A password change committed since the verification ends this login here; one not yet
-      // committed waits for this commit, then ends this session with the others.
+      // Last, after the session is written and after every write to the user's row (on SQL: no lock
+      // upgrade, no deadlock). A password change committed since the verification ends this login
+      // here (and its session is deleted); one not yet committed waits for this unit (a
+      // transactional store), then ends this session with the others.
       const { userId, passwordHash, passwordChangedAt } = account;
-      if (!(await repositories.users.holdPasswordUnchanged(userId, passwordHash!, passwordChangedAt))) {
+      if (!(await repositories.users.passwordStillVerified(userId, passwordHash!, passwordChangedAt))) {
         throw authenticationFailed();
       }
       await repositories.audit.record(

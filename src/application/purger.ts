@@ -76,9 +76,16 @@ export class Purger {
   private async cycle(): Promise<PurgeCounts> {
     const now = this.clock.now();
     const { idleTimeoutS, throttleWindowS, auditRetentionDays } = this.settings;
-    const sessions = await this.drain((limit) => this.store.sessions.purgeExpired(now, idleTimeoutS, limit));
+    // A store that forgets by itself declares no purge: nothing to do for it here.
+    const sessionPurge = this.store.sessions.capabilities.purge;
+    const sessions = sessionPurge
+      ? await this.drain((limit) => sessionPurge.purgeExpired(now, idleTimeoutS, limit))
+      : 0;
     const throttleCutoff = new Date(now.getTime() - throttleWindowS * 1000);
-    const throttle = await this.drain((limit) => this.store.throttle.purgeOlderThan(throttleCutoff, limit));
+    const throttlePurge = this.store.throttle.capabilities.purge;
+    const throttle = throttlePurge
+      ? await this.drain((limit) => throttlePurge.purgeOlderThan(throttleCutoff, limit))
+      : 0;
     const auditCutoff = new Date(now.getTime() - auditRetentionDays * DAY_MS);
     const audit =
       auditRetentionDays > 0

@@ -1,4 +1,3 @@
-import { auditEvent } from '../domain/audit/audit-event.js';
 import { type CredentialExpiryStatus, credentialExpiry } from '../domain/profile/credential-expiry.js';
 import { type Ids, idsFor } from '../domain/profile/ids.js';
 import { buildProfile, type Profile } from '../domain/profile/profile.js';
@@ -7,6 +6,7 @@ import {
   isLastSeenDue,
   type SessionRecord,
   type SessionTimeout,
+  sessionKeepUntil,
   sessionTimedOut,
 } from '../domain/session/session.js';
 import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
@@ -15,6 +15,7 @@ import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import type { User } from '../domain/user/user.js';
 import { ignoredSessionChecks, type LoginEvents, type SessionCheckObserver } from './login-events.js';
+import type { SessionEnding } from './session-ending.js';
 import type { SessionSettings } from './session-settings.js';
 
 export interface AuthenticatedSession {
@@ -47,6 +48,7 @@ export class SessionAuthenticator {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly settings: SessionSettings,
+    private readonly ending: SessionEnding,
     private readonly checks: SessionCheckObserver = ignoredSessionChecks,
     private readonly events?: Pick<LoginEvents, 'sessionCookiesAmbiguous'>,
   ) {}
@@ -83,7 +85,10 @@ export class SessionAuthenticator {
     }
     const { live: found, tokenHash } = live[0]!;
     const now = this.clock.now();
-    if (isLastSeenDue(found.session, now)) await this.store.sessions.touch(tokenHash, now);
+    if (isLastSeenDue(found.session, now)) {
+      const keepUntil = sessionKeepUntil({ ...found.session, lastSeenAt: now }, this.settings.idleTimeoutS);
+      await this.store.sessions.touch(tokenHash, now, keepUntil);
+    }
     const credentials = credentialExpiry(found.user, this.settings.passwordMaxAgeDays, now);
     this.checks.sessionChecked(credentials.isExpired ? 'password_expired' : 'ok');
     return { session: found.session, user: found.user, tokenHash, credentials };
@@ -109,42 +114,26 @@ export class SessionAuthenticator {
     const found = await this.store.findSessionWithUser(tokenHash);
     if (!found) return { invalid: true };
     if (found.user.disabled) {
-      // Disabling the account ended its sessions already (audited then); this one raced it.
-      await this.store.sessions.deleteByTokenHash(tokenHash);
+      // Disabling the account ended its sessions already; this one raced it (created meanwhile).
+      await this.ending.one(tokenHash, { reason: 'user_disabled', actor: 'system', user: found.user });
       return { invalid: true };
     }
     const now = this.clock.now();
     const timedOut = sessionTimedOut(found.session, this.settings, now);
     if (timedOut) {
-      await this.endTimedOut(found.user, tokenHash, timedOut, now);
+      await this.endTimedOut(found.user, tokenHash, timedOut);
       return { expired: true };
     }
     return { live: found, tokenHash };
   }
 
   /**
-   * A session presented after its time-out ends here, with its audit record in the same
-   * transaction (one only, should two requests race: the delete finds the row once). Sessions
-   * never presented again are reclaimed silently by the purge.
+   * A session presented after its time-out ends here, with its audit record (one only, should two
+   * requests race: the delete finds it once). Sessions never presented again are reclaimed
+   * silently: by the store's own expiry, or its purge.
    */
-  private async endTimedOut(user: User, tokenHash: string, reason: SessionTimeout, now: Date): Promise<void> {
-    await this.store.transaction(async (repositories) => {
-      const ended = await repositories.sessions.deleteByTokenHash(tokenHash);
-      if (!ended) return;
-      await repositories.audit.record(
-        auditEvent({
-          occurredAt: now,
-          event: 'session_expired',
-          reason,
-          actor: 'system',
-          userId: user.userId,
-          username: user.username,
-          sessionHandle: ended.handle,
-          sessionCount: 1,
-          method: ended.method,
-        }),
-      );
-    });
+  private async endTimedOut(user: User, tokenHash: string, reason: SessionTimeout): Promise<void> {
+    await this.ending.one(tokenHash, { reason, user });
   }
 
   /** `GET /api/v1/session/`: the spec's body without `phoneNumber` (login answer only). */

@@ -1,7 +1,6 @@
-import { auditEvent } from '../domain/audit/audit-event.js';
 import { idsFor } from '../domain/profile/ids.js';
 import { buildProfile } from '../domain/profile/profile.js';
-import type { SsoSessionData } from '../domain/session/session.js';
+import { type SsoSessionData, sessionKeepUntil } from '../domain/session/session.js';
 import {
   hashSessionToken,
   isWellFormedSessionToken,
@@ -10,9 +9,9 @@ import {
 } from '../domain/session/session-token.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
-import type { Repositories } from '../domain/store.port.js';
 import type { User } from '../domain/user/user.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
+import type { SessionEnder } from './session-ending.js';
 import type { SessionSettings } from './session-settings.js';
 
 const USER_AGENT_MAX = 512;
@@ -30,7 +29,7 @@ export class SessionIssuer {
   ) {}
 
   async issue(
-    repositories: Repositories,
+    end: SessionEnder,
     input: {
       user: User;
       method: 'password' | 'sso';
@@ -46,26 +45,16 @@ export class SessionIssuer {
       expiresAt?: Date;
     },
   ): Promise<LoginResult> {
+    const { repositories } = end;
     const now = this.clock.now();
     // Every session the login's cookies name ends, whoever's it is, and the end is audited
     // (issue 14, finding 2): a login over another account's session is not silent.
     for (const presented of input.presentedTokens) {
       if (!isWellFormedSessionToken(presented)) continue;
-      const ended = await repositories.sessions.deleteByTokenHash(hashSessionToken(presented));
-      if (!ended) continue;
-      await repositories.audit.record(
-        auditEvent({
-          occurredAt: now,
-          event: 'session_revoked',
-          reason: 'replaced_by_login',
-          actor: 'user',
-          userId: ended.userId,
-          sessionHandle: ended.handle,
-          sessionCount: 1,
-          method: ended.method,
-          clientAddress: input.client.clientAddress,
-        }),
-      );
+      await end.one(hashSessionToken(presented), {
+        reason: 'replaced_by_login',
+        clientAddress: input.client.clientAddress,
+      });
     }
 
     // A first login, once recorded, is never cleared: a user read with one needs no write.
@@ -76,7 +65,7 @@ export class SessionIssuer {
     const token = newSessionToken(this.random);
     const expiresAt = input.expiresAt ?? new Date(now.getTime() + this.settings.absoluteTimeoutS * 1000);
     const handle = newSessionHandle(this.random);
-    await repositories.sessions.create({
+    const session = {
       tokenHash: hashSessionToken(token),
       handle,
       userId: input.user.userId,
@@ -87,26 +76,10 @@ export class SessionIssuer {
       clientAddress: input.client.clientAddress,
       userAgent: input.client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
       sso: input.sso ?? null,
-    });
+    };
+    await repositories.sessions.create(session, sessionKeepUntil(session, this.settings.idleTimeoutS));
     // ASVS 7.1.2: at most SESSIONS_PER_USER_MAX live sessions; the least recently used ones end.
-    for (const evicted of await repositories.sessions.evictBeyond(
-      input.user.userId,
-      this.settings.perUserMax,
-    )) {
-      await repositories.audit.record(
-        auditEvent({
-          occurredAt: now,
-          event: 'session_revoked',
-          reason: 'session_limit',
-          actor: 'system',
-          userId: evicted.userId,
-          username: input.user.username,
-          sessionHandle: evicted.handle,
-          sessionCount: 1,
-          method: evicted.method,
-        }),
-      );
-    }
+    await end.beyond(input.user, this.settings.perUserMax, { reason: 'session_limit' });
     const user = isFirstLogin ? { ...input.user, firstLoginAt: now } : input.user;
     return {
       token,

@@ -1,16 +1,17 @@
-import { type AuditEvent, auditEvent } from '../domain/audit/audit-event.js';
 import {
   isSessionAlive,
   type LoginMethod,
   type SessionRecord,
   type SessionTimeouts,
 } from '../domain/session/session.js';
+import { pageOfSessions } from '../domain/session/session-paging.js';
+import type { SessionPage } from '../domain/session/session-store.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
-import type { LoginEvents } from './login-events.js';
 import type { ClientInfo } from './login-result.js';
 import type { AuthenticatedSession } from './session-authenticator.js';
+import type { SessionEnding } from './session-ending.js';
 
 /** One of the caller's sessions as the caller may see it: by handle, never by token or hash. */
 export interface OwnSession {
@@ -24,9 +25,6 @@ export interface OwnSession {
   /** The session this request came with. */
   current: boolean;
 }
-
-/** More sessions than one user can have (SESSIONS_PER_USER_MAX is at most 100,000). */
-export const ALL_OF_ONE_USER = 100_000;
 
 function invalidCursor(): DomainError {
   return new DomainError('INVALID_REQUEST', 'cursor: not a cursor from this list', {
@@ -55,7 +53,7 @@ export class SessionManagement {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly timeouts: SessionTimeouts,
-    private readonly events: LoginEvents,
+    private readonly ending: SessionEnding,
   ) {}
 
   /**
@@ -69,7 +67,7 @@ export class SessionManagement {
   ): Promise<{ sessions: OwnSession[]; nextCursor: string | null }> {
     const now = this.clock.now();
     const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
-    const found = await this.store.sessions.listForUser(current.user.userId, {
+    const found = await this.page(current.user.userId, {
       limit: page.limit + 1,
       ...(after ? { after } : {}),
       alive: { at: now, idleTimeoutS: this.timeouts.idleTimeoutS },
@@ -82,6 +80,13 @@ export class SessionManagement {
       sessions: sessions.map((session) => this.own(current, session)),
       nextCursor: last ? encodeCursor(last) : null,
     };
+  }
+
+  /** The store's own paging when it declares it; else the user's sessions paged here (the same answer). */
+  private async page(userId: string, page: SessionPage): Promise<SessionRecord[]> {
+    const { sessions } = this.store;
+    if (sessions.capabilities.paging) return sessions.capabilities.paging.listPage(userId, page);
+    return pageOfSessions(await sessions.listForUser(userId), page);
   }
 
   private own(current: AuthenticatedSession, session: SessionRecord): OwnSession {
@@ -108,13 +113,14 @@ export class SessionManagement {
     client: ClientInfo,
   ): Promise<{ current: boolean }> {
     const { user } = current;
-    const ended = await this.store.transaction(async (repositories) => {
-      if (!(await repositories.sessions.deleteByHandle(user.userId, handle))) return false;
-      await repositories.audit.record(this.revokedBySelf(current, client, { handle, count: 1 }));
-      return true;
-    });
+    const ended = await this.ending.unit((_, end) =>
+      end.byHandle(user.userId, handle, {
+        reason: 'revoked',
+        user,
+        clientAddress: client.clientAddress,
+      }),
+    );
     if (!ended) throw new DomainError('NOT_FOUND', 'You have no session with this handle.');
-    this.events.sessionEnded({ userId: user.userId, why: 'revoked', count: 1 });
     return { current: handle === current.session.handle };
   }
 
@@ -122,44 +128,21 @@ export class SessionManagement {
    * Ends every session of the caller but this one; returns how many live ones ended (rows
    * already timed out, awaiting the purge, go too but were not listed, so are not counted).
    */
-  async endOthers(current: AuthenticatedSession, client: ClientInfo): Promise<number> {
+  endOthers(current: AuthenticatedSession, client: ClientInfo): Promise<number> {
     const { user } = current;
     const now = this.clock.now();
-    const count = await this.store.transaction(async (repositories) => {
-      // Bounded by SESSIONS_PER_USER_MAX; the limit only guards against a store that was not.
-      const listed = await repositories.sessions.listForUser(user.userId, {
-        limit: ALL_OF_ONE_USER,
-        alive: { at: now, idleTimeoutS: this.timeouts.idleTimeoutS },
-      });
-      const live = listed.filter((session) => session.tokenHash !== current.tokenHash).length;
-      const deleted = await repositories.sessions.deleteAllForUser(user.userId, current.tokenHash);
+    return this.ending.unit(async (repositories, end) => {
+      // Bounded by SESSIONS_PER_USER_MAX.
+      const listed = await repositories.sessions.listForUser(user.userId);
+      const live = listed.filter(
+        (session) => session.tokenHash !== current.tokenHash && isSessionAlive(session, this.timeouts, now),
+      ).length;
       // One ended meanwhile by another request is not counted twice.
-      const ended = Math.min(live, deleted);
-      if (ended > 0) {
-        await repositories.audit.record(this.revokedBySelf(current, client, { handle: null, count: ended }));
-      }
-      return ended;
-    });
-    if (count > 0) this.events.sessionEnded({ userId: user.userId, why: 'revoked_others', count });
-    return count;
-  }
-
-  /** The audit record of sessions the user ended themselves: one by handle, or `count` others. */
-  private revokedBySelf(
-    current: AuthenticatedSession,
-    client: ClientInfo,
-    ended: { handle: string | null; count: number },
-  ): AuditEvent {
-    return auditEvent({
-      occurredAt: this.clock.now(),
-      event: 'session_revoked',
-      reason: 'self',
-      actor: 'user',
-      userId: current.user.userId,
-      username: current.user.username,
-      sessionHandle: ended.handle,
-      sessionCount: ended.count,
-      clientAddress: client.clientAddress,
+      return end.ofUser(
+        user,
+        { reason: 'revoked_others', clientAddress: client.clientAddress },
+        { except: current.tokenHash, atMost: live },
+      );
     });
   }
 }

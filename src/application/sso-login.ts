@@ -8,10 +8,11 @@ import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
 import { interpretationRefusal } from '../domain/sso/sso-interpretation-error.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
-import type { Repositories, Store } from '../domain/store.port.js';
+import type { Store } from '../domain/store.port.js';
 import type { ProviderAccount, User } from '../domain/user/user.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
+import type { SessionEnder, SessionEnding } from './session-ending.js';
 import type { SessionIssuer } from './session-issuer.js';
 
 export interface SsoLoginInput {
@@ -47,6 +48,7 @@ export class SsoLogin {
     private readonly interpreter: SsoTokenInterpreter,
     private readonly sealer: TokenSealer,
     private readonly issuer: SessionIssuer,
+    private readonly ending: SessionEnding,
     private readonly settings: SsoLoginSettings,
     private readonly events: LoginEvents,
     private readonly clock: Clock = systemClock,
@@ -115,12 +117,12 @@ export class SsoLogin {
     }
     const mismatch = new DomainError('SSO_INVALID_GROUPID_AND_USERNAME', 'provider account mismatch');
     // The binding, the session and its audit record commit together.
-    const result = await this.store
-      .transaction(async (repositories) => {
+    const result = await this.ending
+      .unit(async (repositories, end) => {
         if ((await repositories.users.bindProviderAccount(account.userId, providerAccount)) === 'refused') {
           throw mismatch;
         }
-        return this.issueSession(repositories, input, account, tokens);
+        return this.issueSession(end, input, account, tokens);
       })
       .catch((error: unknown) => {
         if (error === mismatch) return this.refuse(input, 'sso_account_mismatch', account);
@@ -143,13 +145,13 @@ export class SsoLogin {
   }
 
   private async issueSession(
-    repositories: Repositories,
+    end: SessionEnder,
     input: SsoLoginInput,
     account: User,
     tokens: ValidatedTokenSet,
   ): Promise<LoginResult> {
     const ref = { issuer: tokens.issuer, subject: tokens.subject, sid: tokens.sid ?? null };
-    const issued = await this.issuer.issue(repositories, {
+    const issued = await this.issuer.issue(end, {
       user: account,
       method: 'sso',
       presentedTokens: input.presentedTokens,
@@ -165,7 +167,7 @@ export class SsoLogin {
           : null,
       },
     });
-    await repositories.audit.record(
+    await end.repositories.audit.record(
       auditEvent({
         occurredAt: this.clock.now(),
         event: 'login',

@@ -7,8 +7,8 @@ import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
 import type { Store } from '../domain/store.port.js';
-import type { LoginEvents } from './login-events.js';
 import type { ClientInfo } from './login-result.js';
+import type { SessionEnding } from './session-ending.js';
 
 /**
  * `POST /api/v1/openid/logout/`: the local session ends first, whatever happens next; then the
@@ -19,10 +19,10 @@ import type { ClientInfo } from './login-result.js';
 export class SsoLogout {
   constructor(
     private readonly store: Store,
+    private readonly ending: SessionEnding,
     private readonly provider: OpenIdProvider | null,
     private readonly interpreter: SsoTokenInterpreter | null,
     private readonly sealer: TokenSealer | null,
-    private readonly events: LoginEvents,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -40,17 +40,11 @@ export class SsoLogout {
         clientAddress: client?.clientAddress ?? null,
       }) as const;
     // The local session ends and its audit record is written together.
-    const ended = await this.store.transaction(async (repositories) => {
-      const session = await repositories.sessions.deleteByTokenHash(hashSessionToken(token));
-      if (session) {
-        await repositories.audit.record(
-          auditEvent({ ...audited(session), occurredAt: this.clock.now(), event: 'sso_logout' }),
-        );
-      }
-      return session;
+    const ended = await this.ending.one(hashSessionToken(token), {
+      reason: 'sso_logout',
+      clientAddress: client?.clientAddress ?? null,
     });
     if (!ended) return { endedLocally: false, provider: 'none' };
-    this.events.sessionEnded({ userId: ended.userId, why: 'sso_logout', count: 1 });
     if (ended.method !== 'sso' || !ended.sso || !this.provider)
       return { endedLocally: true, provider: 'none' };
     let failure: unknown = null;

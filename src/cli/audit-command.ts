@@ -39,8 +39,10 @@ export function parseSince(value: string, now: Date): Date {
 }
 
 /** One line per event: time, event, outcome, then the columns that are set. */
-export function formatAuditRecord(record: AuditRecord): string {
+export function formatAuditRecord(record: AuditRecord, options: { withUser?: boolean } = {}): string {
   const fields: Array<[string, string | number | null]> = [
+    ['user', record.username],
+    ['provider', record.providerId],
     ['reason', record.reason],
     ['method', record.method],
     ['actor', record.actor],
@@ -50,14 +52,16 @@ export function formatAuditRecord(record: AuditRecord): string {
   ];
   const parts = [record.occurredAt.toISOString(), record.event, record.outcome];
   for (const [name, value] of fields) {
+    if (name === 'user' && !options.withUser) continue;
     if (value !== null) parts.push(`${name}=${clean(String(value))}`);
   }
   return parts.join('  ');
 }
 
 /**
- * `gatehouse audit --user USERNAME [--since TIME] [--limit N]`: the user's audit events, oldest
- * first (the latest N when there are more). Failed logins for usernames that match no account are
+ * `gatehouse audit [--user USERNAME] [--since TIME] [--limit N]`: audit events, oldest first (the
+ * latest N when there are more): the user's with --user, otherwise every subject's (users,
+ * registered providers). Failed logins for usernames that match no account are
  * not tied to any user (they are stored without one), so they do not appear here.
  */
 export function planAudit(args: readonly string[], now: () => Date = () => new Date()) {
@@ -76,7 +80,7 @@ export function planAudit(args: readonly string[], now: () => Date = () => new D
   if (positionals.length > 0)
     throw new UsageError(`expected no argument, got ${positionals.length} argument(s)`);
   const username = values.user;
-  if (!username) throw new UsageError('--user is required');
+  if (username === '') throw new UsageError('--user needs a username');
   const since = values.since === undefined ? undefined : parseSince(values.since, now());
   let limit = DEFAULT_AUDIT_LIMIT;
   if (values.limit !== undefined) {
@@ -91,6 +95,14 @@ export function planAudit(args: readonly string[], now: () => Date = () => new D
   }
   return {
     async run(context: AuditCommandContext): Promise<void> {
+      if (username === undefined) {
+        // Every subject: users, registered providers, and failures that match no account.
+        const records = await context.store.audit.listSince(since ?? new Date(0), limit);
+        const plural = records.length === 1 ? '' : 's';
+        context.out(`${records.length} audit event${plural}${since ? ` since ${since.toISOString()}` : ''}`);
+        for (const record of records) context.out(`  ${formatAuditRecord(record, { withUser: true })}`);
+        return;
+      }
       const user = await context.store.users.findByUsername(username);
       if (!user) throw notFound(`no user ${JSON.stringify(username)}`);
       const records = await context.store.audit.listForUser(user.userId, {

@@ -1,14 +1,21 @@
 import { readFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { nodeRandom } from '../adapters/crypto/node-random.js';
-import { Argon2PasswordHasher } from '../adapters/password/argon2-password-hasher.js';
+import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
+import { createLogger } from '../adapters/logging/logger.js';
+import { probeProvider } from '../adapters/openid/provider-probe.js';
+import { DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
+import type { SqlClient } from '../adapters/sql/sql-client.js';
+import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
-import { AdminDirectory } from '../application/admin/admin-directory.js';
-import { AdminUsers } from '../application/admin/admin-users.js';
-import { type ImportRecord, ImportUsers } from '../application/admin/import-users.js';
+import type { AdminDirectory } from '../application/admin/admin-directory.js';
+import { AdminProviders } from '../application/admin/admin-providers.js';
+import type { AdminUsers } from '../application/admin/admin-users.js';
+import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
+import { buildContainer } from '../composition/container.js';
 import { openServiceStore } from '../composition/open-service-store.js';
-import { passwordPolicyFor } from '../composition/password-policy-for.js';
-import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import { TOKENS } from '../composition/tokens.js';
+import { BUILT_IN_INTERPRETER, type Config, ConfigError, loadConfig } from '../config/config.js';
 import { systemClock } from '../domain/shared/clock.port.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
@@ -18,6 +25,7 @@ import { escapeForDisplay } from '../domain/user/username.js';
 import { planAudit } from './audit-command.js';
 import { parseImportFile } from './import-file.js';
 import { type PasswordSource, readPassword } from './password-input.js';
+import { ProbeFailed, type ProviderCommandContext, planProvider } from './provider-command.js';
 import { USAGE, UsageError } from './usage.js';
 
 /**
@@ -43,6 +51,7 @@ interface Context {
   users: AdminUsers;
   directory: AdminDirectory;
   importer: ImportUsers;
+  providers: ProviderCommandContext;
   out(line: string): void;
 }
 
@@ -420,9 +429,53 @@ function plan(argv: readonly string[]): Plan | null {
       return planImport(rest);
     case 'audit':
       return planAudit(rest);
+    case 'provider': {
+      const providerPlan = planProvider(rest);
+      return {
+        ...(providerPlan.secret ? { passwordFor: providerPlan.secret.label } : {}),
+        run: (context, secret) => providerPlan.run(context.providers, secret),
+      };
+    }
     default:
       throw new UsageError(`unknown command ${quoted(command)}`);
   }
+}
+
+/** The provider registry as the command reaches it: secrets sealed with TOKEN_ENCRYPTION_KEY. */
+function providerCommandContext(
+  config: Config,
+  client: SqlClient,
+  out: (line: string) => void,
+): ProviderCommandContext {
+  const key = config.tokenEncryptionKey;
+  // Without the key nothing can be sealed (adding is refused, naming it) and nothing opens.
+  const sealer = key
+    ? AesTokenSealer.fromBase64(key, config.tokenEncryptionKeysPrevious)
+    : AesTokenSealer.random();
+  const registry = new SqlProviderRegistry(client, sealer);
+  const providers = new AdminProviders(
+    registry,
+    {
+      interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
+      environmentRedirectUris: config.oidc?.redirectUris ?? [],
+      canSealSecrets: key !== undefined,
+    },
+    systemClock,
+  );
+  return {
+    providers,
+    defaultLevels: config.sso.userLevels,
+    async probe(id) {
+      const provider = await providers.show(id);
+      return probeProvider({
+        issuer: provider.issuer,
+        idTokenAlg: provider.idTokenAlg,
+        timeoutMs: config.sso.providerTimeoutMs,
+        allowInsecureHttp: config.sso.allowInsecureHttp,
+      });
+    },
+    out,
+  };
 }
 
 /** Writes the error line(s) and gives the exit status. Never a stack trace for an expected error. */
@@ -431,9 +484,17 @@ function report(error: unknown, io: CliIo): number {
     io.stderr.write(`error USAGE: ${error.message}\nRun "gatehouse help" for the usage.\n`);
     return EXIT_USAGE;
   }
+  if (error instanceof ProbeFailed) {
+    io.stderr.write(`error PROVIDER_TEST_FAILED: ${clean(error.message)}\n`);
+    return EXIT_REFUSED;
+  }
   if (error instanceof ConfigError) {
     for (const problem of error.problems) io.stderr.write(`error CONFIG: ${problem}\n`);
     return EXIT_USAGE;
+  }
+  if (error instanceof DataDirInUseError) {
+    io.stderr.write(`error DATA_DIR_IN_USE: ${error.message}\n`);
+    return EXIT_REFUSED;
   }
   let failure = error;
   if (!isDomainError(failure)) {
@@ -460,6 +521,29 @@ function report(error: unknown, io: CliIo): number {
   return EXIT_REFUSED;
 }
 
+/**
+ * SESSION_STORE=memory keeps sessions inside the service's process: this command's own store
+ * would be an empty other one, so a revocation here would end nothing (and a new password would
+ * leave the old sessions alive). Refused, saying why, instead of answering success.
+ */
+function refuseSessionsOutOfReach(config: Config, argv: readonly string[]): void {
+  const endsSessions = argv[0] === 'sessions' || (argv[0] === 'user' && argv[1] === 'set-password');
+  if (config.sessionStore.kind !== 'memory' || !endsSessions) return;
+  throw new UsageError(
+    "SESSION_STORE=memory: the sessions live in the service process, out of this command's reach; " +
+      'end them through the service (a restart ends them all) or use SESSION_STORE=sql or redis',
+  );
+}
+
+function lineWriter(target: CliIo['stderr']): Writable {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      target.write(String(chunk));
+      callback();
+    },
+  });
+}
+
 /** Runs one command line; resolves to the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -469,12 +553,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_OK;
     }
     const config = loadConfig(io.env);
+    refuseSessionsOutOfReach(config, argv);
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
-    const hasher = new Argon2PasswordHasher(config.password.argon2);
-    const policy = passwordPolicyFor(config);
-    const { store, applied } = await openServiceStore(config);
+    const { store, database, applied } = await openServiceStore(config);
+    // The service's container: the same use cases, and the sessions a command ends are logged as
+    // the service logs its own (on standard error).
+    const container = buildContainer({
+      config,
+      logger: createLogger(config.logLevel, lineWriter(io.stderr)),
+      store,
+    });
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);
@@ -483,9 +573,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           config,
           store,
           applied,
-          users: new AdminUsers(store, hasher, policy, systemClock, nodeRandom),
-          directory: new AdminDirectory(store),
-          importer: new ImportUsers(store, hasher, systemClock, nodeRandom),
+          users: container.get(TOKENS.AdminUsers),
+          directory: container.get(TOKENS.AdminDirectory),
+          importer: container.get(TOKENS.ImportUsers),
+          providers: providerCommandContext(config, database.client, (line) => io.stdout.write(`${line}\n`)),
           out: (line) => io.stdout.write(`${line}\n`),
         },
         password,

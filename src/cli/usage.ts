@@ -31,10 +31,23 @@ Commands:
   sessions list --user USERNAME
   sessions revoke --user USERNAME [--handle HANDLE]
   sessions revoke --all                    ends every session of every user
-  audit --user USERNAME [--since TIME] [--limit N]
-                                           the user's audit events, oldest first; TIME is an
+  audit [--user USERNAME] [--since TIME] [--limit N]
+                                           audit events (the user's, or all), oldest first; TIME is an
                                            ISO 8601 date or date-time, or an age (30m, 24h, 7d)
   import FILE.jsonl                        tenants, backends, groups, users; all or nothing
+  provider add ID --issuer URL --client-id X --redirect-uri URI [--redirect-uri URI ...]
+      --tenant ID [--tenant ID ...]
+      [--client-auth client_secret_basic|client_secret_post|private_key_jwt]
+      (--client-secret-stdin | --private-key-jwk-stdin) [--interpreter NAME]
+      [--username-claim C] [--group-claim C] [--setting NAME=VALUE ...] [--levels 8,12]
+      [--require-pkce] [--id-token-alg RS256|PS256|ES256|EdDSA]
+                                           registers a customer's OpenID provider; secrets
+                                           are kept encrypted with TOKEN_ENCRYPTION_KEY
+  provider update ID [the options of add; --no-require-pkce]
+                                           changes only the options given
+  provider list | show ID | test ID        show no secret; test fetches discovery and keys
+  provider disable ID | enable ID | remove ID
+                                           remove takes a disabled provider only
   help
 
 Levels and the ids they need:

@@ -1,16 +1,31 @@
 /**
  * gatehouse-client/express: `app.use(gatehouseSession({ url }))`. A live session puts its user on
- * `req.gatehouse` and goes on; otherwise the request is answered 401, 403 or 503 (problem+json).
- * Typed structurally: Express is an optional peer, never imported.
+ * `req.gatehouse` and goes on; otherwise the request is answered 401, 403 or 503 (problem+json),
+ * and an unsafe request from a foreign origin 403 ORIGIN_REJECTED. Typed structurally: Express is
+ * an optional peer, never imported.
  */
-import { refusalFor } from './problem.js';
-import { createSessionCheck, type GatehouseUser, type SessionCheckOptions } from './session-check.js';
+import { createGuard, type GatehouseSessionOptions, headerValue } from './guard.js';
+import type { GatehouseUser } from './session-check.js';
 
-export type { GatehouseUser, SessionCheckOptions } from './session-check.js';
+export type { GatehouseSessionOptions } from './guard.js';
+export type { GatehouseUser } from './session-check.js';
 
-/** What the middleware uses of Express's request and response (Node's own fields). */
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by Gatehouse's session guard: who the session belongs to. */
+      gatehouse?: GatehouseUser;
+    }
+  }
+}
+
+/** What the middleware uses of Express's request and response. */
 interface ExpressRequest {
-  headers: { cookie?: string | undefined };
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Express's own view (its `trust proxy` setting decides whether X-Forwarded-Proto counts). */
+  protocol: string;
+  gatehouse?: GatehouseUser;
 }
 interface ExpressResponse {
   statusCode: number;
@@ -19,20 +34,24 @@ interface ExpressResponse {
 }
 
 export function gatehouseSession(
-  options: SessionCheckOptions,
+  options: GatehouseSessionOptions,
 ): (req: ExpressRequest, res: ExpressResponse, next: (error?: unknown) => void) => void {
-  const check = createSessionCheck(options);
+  const guard = createGuard(options);
   return (req, res, next) => {
-    check(req.headers.cookie).then((result) => {
-      if (result.status === 'live') {
-        (req as ExpressRequest & { gatehouse?: GatehouseUser }).gatehouse = result.user;
+    guard({
+      method: req.method,
+      header: (name) => headerValue(req.headers[name]),
+      ownOrigin: `${req.protocol}://${headerValue(req.headers.host)}`,
+      cookie: req.headers.cookie === undefined ? undefined : headerValue(req.headers.cookie),
+    }).then((outcome) => {
+      if (!outcome.refusal) {
+        req.gatehouse = outcome.user;
         next();
         return;
       }
-      const refusal = refusalFor(result);
-      res.statusCode = refusal.status;
-      for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-      res.end(refusal.body);
+      res.statusCode = outcome.refusal.status;
+      for (const [name, value] of Object.entries(outcome.refusal.headers)) res.setHeader(name, value);
+      res.end(outcome.refusal.body);
     }, next);
   };
 }

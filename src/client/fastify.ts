@@ -1,16 +1,36 @@
 /**
  * gatehouse-client/fastify: `await app.register(gatehouseSession, { url })`. A plugin whose
- * preHandler covers the routes registered after it: a live session puts its user on
- * `request.gatehouse`; otherwise the request is answered 401, 403 or 503 (problem+json). Typed
- * structurally: Fastify is an optional peer, never imported.
+ * `onRequest` hook covers the routes registered after it: a live session puts its user on
+ * `request.gatehouse`; otherwise the request is answered 401, 403 or 503 (problem+json), and an
+ * unsafe request from a foreign origin 403 ORIGIN_REJECTED, before any body is read or validated
+ * (so a refused request never learns a route's validation details). Typed structurally: Fastify is
+ * an optional peer, never imported at run time (only its request type is augmented).
  */
-import { refusalFor } from './problem.js';
-import { createSessionCheck, type GatehouseUser, type SessionCheckOptions } from './session-check.js';
+// Type-only, erased at build: lets the augmentation below find Fastify's declarations.
+import type {} from 'fastify';
+import { createGuard, type GatehouseSessionOptions, headerValue } from './guard.js';
+import type { GatehouseUser } from './session-check.js';
 
-export type { GatehouseUser, SessionCheckOptions } from './session-check.js';
+export type { GatehouseSessionOptions } from './guard.js';
+export type { GatehouseUser } from './session-check.js';
+
+// Type-level only, nothing of Fastify is loaded: an app importing this plugin sees the user it
+// puts on the request, with no declaration of its own.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by gatehouseSession: who the session belongs to, or null before the hook ran. */
+    gatehouse?: GatehouseUser | null;
+  }
+}
 
 interface FastifyRequestLike {
-  headers: { cookie?: string | undefined };
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Fastify's own view (its `trustProxy` setting decides whether X-Forwarded-* count). */
+  protocol: string;
+  /** `host` since Fastify 5 (with the port), `hostname` before. */
+  host?: string;
+  hostname: string;
   gatehouse?: GatehouseUser | null;
 }
 interface FastifyReplyLike {
@@ -21,21 +41,26 @@ interface FastifyReplyLike {
 interface FastifyInstanceLike {
   decorateRequest(name: string, value: unknown): unknown;
   addHook(
-    name: 'preHandler',
+    name: 'onRequest',
     hook: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>,
   ): unknown;
 }
 
-async function plugin(instance: FastifyInstanceLike, options: SessionCheckOptions): Promise<void> {
-  const check = createSessionCheck(options);
+async function plugin(instance: FastifyInstanceLike, options: GatehouseSessionOptions): Promise<void> {
+  const guard = createGuard(options);
   instance.decorateRequest('gatehouse', null);
-  instance.addHook('preHandler', async (request, reply) => {
-    const result = await check(request.headers.cookie);
-    if (result.status === 'live') {
-      request.gatehouse = result.user;
+  instance.addHook('onRequest', async (request, reply) => {
+    const outcome = await guard({
+      method: request.method,
+      header: (name) => headerValue(request.headers[name]),
+      ownOrigin: `${request.protocol}://${request.host ?? request.hostname}`,
+      cookie: request.headers.cookie === undefined ? undefined : headerValue(request.headers.cookie),
+    });
+    if (!outcome.refusal) {
+      request.gatehouse = outcome.user;
       return;
     }
-    const refusal = refusalFor(result);
+    const { refusal } = outcome;
     return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
   });
 }

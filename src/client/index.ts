@@ -1,4 +1,5 @@
 // gatehouse-client: the session check for apps beside a Gatehouse service (contract 9).
+export type { GatehouseSessionOptions } from './guard.js';
 export {
   createSessionCheck,
   type GatehouseUser,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionCheckResult } from './session-check.js';
 
 /** A refusal as the service answers it: RFC 9457 problem+json with its stable code. */
 export interface Refusal {
@@ -9,6 +8,12 @@ export interface Refusal {
 }
 
 const REFUSALS = {
+  'cross-site': {
+    status: 403,
+    code: 'ORIGIN_REJECTED',
+    title: 'Origin rejected',
+    detail: 'Requests from this origin are not accepted.',
+  },
   none: { status: 401, code: 'NOT_AUTHENTICATED', title: 'Not authenticated', detail: 'Log in first.' },
   expired: {
     status: 403,
@@ -24,9 +29,11 @@ const REFUSALS = {
   },
 } as const;
 
-/** The answer for a request whose check was not `live`. */
-export function refusalFor(result: Exclude<SessionCheckResult, { status: 'live' }>): Refusal {
-  const refusal = REFUSALS[result.status];
+export type RefusalKind = keyof typeof REFUSALS;
+
+/** The answer for a request that does not pass; `detail` in place of the usual one. */
+export function refusalFor(kind: RefusalKind, detail?: string): Refusal {
+  const refusal = REFUSALS[kind];
   const requestId = randomUUID();
   return {
     status: refusal.status,
@@ -41,7 +48,7 @@ export function refusalFor(result: Exclude<SessionCheckResult, { status: 'live' 
       title: refusal.title,
       status: refusal.status,
       code: refusal.code,
-      detail: refusal.detail,
+      detail: detail ?? refusal.detail,
       request_id: requestId,
     }),
   };

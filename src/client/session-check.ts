@@ -4,14 +4,9 @@
  * `fetch` (Node 18 and later).
  */
 
-/** Who a live session belongs to, read from the check's `Gatehouse-*` headers. */
-export interface GatehouseUser {
-  userId: string;
-  username: string;
-  userLevel: number;
-  tenantId?: string;
-  groupId?: string;
-}
+import type { GatehouseUser } from './gatehouse-user.js';
+
+export type { GatehouseUser } from './gatehouse-user.js';
 
 export type SessionCheckResult =
   | { status: 'live'; user: GatehouseUser }
@@ -46,11 +41,18 @@ function sessionPairs(cookieHeader: string, cookieName: string): string {
     .join('; ');
 }
 
+/** A user level as the service writes it: a plain decimal number, nothing else. */
+const LEVEL = /^(0|[1-9][0-9]{0,2})$/;
+
+/**
+ * The user of a granting answer, or null when any part of it is missing or malformed: a 2xx that
+ * does not say who is not taken as a live session (fail closed).
+ */
 function userFrom(headers: Headers): GatehouseUser | null {
   const userId = headers.get('gatehouse-user-id');
   const username = headers.get('gatehouse-username');
-  const level = Number(headers.get('gatehouse-user-level'));
-  if (!userId || !username || !Number.isInteger(level)) return null;
+  const level = headers.get('gatehouse-user-level');
+  if (!userId || !username || level === null || !LEVEL.test(level)) return null;
   const tenantId = headers.get('gatehouse-tenant-id');
   const groupId = headers.get('gatehouse-group-id');
   try {
@@ -58,7 +60,7 @@ function userFrom(headers: Headers): GatehouseUser | null {
       userId: decodeURIComponent(userId),
       // Percent-encoded by the service when not plain ASCII; plain ASCII decodes to itself.
       username: decodeURIComponent(username),
-      userLevel: level,
+      userLevel: Number(level),
       ...(tenantId ? { tenantId: decodeURIComponent(tenantId) } : {}),
       ...(groupId ? { groupId: decodeURIComponent(groupId) } : {}),
     };
@@ -88,8 +90,9 @@ export function createSessionCheck(options: SessionCheckOptions): SessionCheck {
     } catch {
       return { status: 'unavailable' };
     }
-    if (response.status === 204) {
+    if (response.status === 204 || response.status === 200) {
       const user = userFrom(response.headers);
+      // A grant without a well-formed user is the service misbehaving, not the user's doing.
       return user ? { status: 'live', user } : { status: 'unavailable' };
     }
     if (response.status === 401) return { status: 'none' };

@@ -5,7 +5,9 @@ import type { LoginEvents, SessionCheckObserver } from '../application/login-eve
 import { Logout } from '../application/logout.js';
 import { PasswordLogin } from '../application/password-login.js';
 import { Purger } from '../application/purger.js';
+import { ReportingLoginThrottle } from '../application/reporting-login-throttle.js';
 import { SessionAuthenticator } from '../application/session-authenticator.js';
+import { SessionEnding } from '../application/session-ending.js';
 import { SessionIssuer } from '../application/session-issuer.js';
 import { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
@@ -17,7 +19,6 @@ import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
-import { ReportingLoginThrottle } from './reporting-login-throttle.js';
 import { TOKENS } from './tokens.js';
 
 /** One purge cycle deletes at most this many batches per table; the next cycle goes on. */
@@ -43,6 +44,12 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       [TOKENS.Store, TOKENS.Config],
     )
     .inSingletonScope();
+  bind(TOKENS.SessionEnding)
+    .toResolvedValue(
+      (store: Store, clock: Clock, events: LoginEvents) => new SessionEnding(store, clock, events),
+      [TOKENS.Store, TOKENS.Clock, TOKENS.LoginEvents],
+    )
+    .inSingletonScope();
   bind(TOKENS.SessionIssuer)
     .toResolvedValue(
       (clock: Clock, random: Random, settings: SessionSettings) => new SessionIssuer(clock, random, settings),
@@ -57,8 +64,16 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         settings: SessionSettings,
         checks: SessionCheckObserver,
         events: LoginEvents,
-      ) => new SessionAuthenticator(store, clock, settings, checks, events),
-      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.SessionCheckObserver, TOKENS.LoginEvents],
+        ending: SessionEnding,
+      ) => new SessionAuthenticator(store, clock, settings, ending, checks, events),
+      [
+        TOKENS.Store,
+        TOKENS.Clock,
+        TOKENS.SessionSettings,
+        TOKENS.SessionCheckObserver,
+        TOKENS.LoginEvents,
+        TOKENS.SessionEnding,
+      ],
     )
     .inSingletonScope();
   bind(TOKENS.PasswordLogin)
@@ -71,11 +86,12 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         clock: Clock,
         events: LoginEvents,
         devices: DeviceProofs,
+        ending: SessionEnding,
       ) => {
         const throttle = new ReportingLoginThrottle(store.throttle, config.throttle, () =>
           events.loginThrottled?.({ method: 'password', operation: 'login' }),
         );
-        return new PasswordLogin(store, hasher, throttle, issuer, clock, events, devices);
+        return new PasswordLogin(store, hasher, throttle, issuer, clock, events, devices, ending);
       },
       [
         TOKENS.Store,
@@ -85,20 +101,18 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         TOKENS.Clock,
         TOKENS.LoginEvents,
         TOKENS.DeviceProofs,
+        TOKENS.SessionEnding,
       ],
     )
     .inSingletonScope();
   bind(TOKENS.Logout)
-    .toResolvedValue(
-      (store: Store, events: LoginEvents, clock: Clock) => new Logout(store, events, clock),
-      [TOKENS.Store, TOKENS.LoginEvents, TOKENS.Clock],
-    )
+    .toResolvedValue((ending: SessionEnding) => new Logout(ending), [TOKENS.SessionEnding])
     .inSingletonScope();
   bind(TOKENS.SessionManagement)
     .toResolvedValue(
-      (store: Store, clock: Clock, settings: SessionSettings, events: LoginEvents) =>
-        new SessionManagement(store, clock, settings, events),
-      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.LoginEvents],
+      (store: Store, clock: Clock, settings: SessionSettings, ending: SessionEnding) =>
+        new SessionManagement(store, clock, settings, ending),
+      [TOKENS.Store, TOKENS.Clock, TOKENS.SessionSettings, TOKENS.SessionEnding],
     )
     .inSingletonScope();
   bind(TOKENS.Purger)
@@ -136,11 +150,12 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         issuer: SessionIssuer,
         clock: Clock,
         events: LoginEvents,
+        ending: SessionEnding,
       ) => {
         const throttle = new ReportingLoginThrottle(store.throttle, config.throttle, () =>
           events.loginThrottled?.({ method: 'password', operation: 'password_change' }),
         );
-        return new ChangePassword(store, hasher, policy, throttle, issuer, clock, events);
+        return new ChangePassword(store, hasher, policy, throttle, issuer, clock, events, ending);
       },
       [
         TOKENS.Store,
@@ -150,6 +165,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionIssuer,
         TOKENS.Clock,
         TOKENS.LoginEvents,
+        TOKENS.SessionEnding,
       ],
     )
     .inSingletonScope();

@@ -10,6 +10,7 @@ import type { PasswordHasher } from '../domain/password/password-hasher.port.js'
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
+import { adminModule } from './admin-module.js';
 import { applicationModule } from './application-module.js';
 import { httpModule } from './http-module.js';
 import { passwordModule } from './password-module.js';
@@ -32,7 +33,10 @@ export interface ContainerParts {
   metrics?: GatehouseMetrics | null;
 }
 
-/** The composition root: the only place that knows which adapter serves which port. */
+/**
+ * The composition root: the only place that knows which adapter serves which port. The service
+ * (main.ts), the embedding facade (gatehouse.ts) and the `gatehouse` command build it alike.
+ */
 export function buildContainer(parts: ContainerParts): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.Config).toConstantValue(parts.config);
@@ -48,6 +52,6 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.Metrics).toConstantValue(parts.metrics ?? null);
   container.bind(TOKENS.SsoParts).toConstantValue(parts.sso ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
-  container.load(passwordModule, applicationModule, ssoModule, httpModule);
+  container.load(passwordModule, applicationModule, adminModule, ssoModule, httpModule);
   return container;
 }

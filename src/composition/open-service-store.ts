@@ -1,27 +1,41 @@
 import type { Logger } from '../adapters/logging/logger.js';
+import { type SessionSide, SplitStore } from '../adapters/sql/split-store.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../adapters/sql/sql-user-lookup.js';
 import type { Config } from '../config/config.js';
+import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Store } from '../domain/store.port.js';
-import { openRedisSessionSide } from './open-session-side.js';
+import { memorySessionSide, openRedisSessionSide } from './open-session-side.js';
 import { openStore } from './open-store.js';
-import { SplitStore } from './split-store.js';
+
+/** Where SESSION_STORE puts sessions and throttling: null for the database itself. */
+async function openSessionSide(config: Config, clock: Clock, logger?: Logger): Promise<SessionSide | null> {
+  switch (config.sessionStore.kind) {
+    case 'sql':
+      return null;
+    case 'memory':
+      return memorySessionSide(clock);
+    case 'redis':
+      return openRedisSessionSide(config, logger);
+  }
+}
 
 /**
  * The store the service uses, opened the same way for the service and the `gatehouse` command
- * (so an administrator's command reaches the sessions wherever they live): the database,
- * migrated, and with SESSION_STORE=redis the database with sessions and throttling in Redis.
+ * (so an administrator's command reaches the sessions wherever they live): the database, migrated,
+ * with sessions and throttling where SESSION_STORE says (the database, memory, Redis), or in the
+ * session store an embedder gives (`sessionSide`, docs/stores.md).
  */
 export async function openServiceStore(
   config: Config,
   logger?: Logger,
-  options: { client?: SqlClient } = {},
+  options: { client?: SqlClient; sessionSide?: SessionSide; clock?: Clock } = {},
 ): Promise<{ store: Store; database: SqlStore; applied: string[] }> {
   const { store: database, applied } = await openStore(config, logger, options);
-  if (config.sessionStore.kind === 'sql') return { store: database, database, applied };
   try {
-    const side = await openRedisSessionSide(config);
+    const side = options.sessionSide ?? (await openSessionSide(config, options.clock ?? systemClock, logger));
+    if (!side) return { store: database, database, applied };
     return { store: new SplitStore(database, side, new SqlUserLookup(database.client)), database, applied };
   } catch (error) {
     await database.close();

@@ -1,8 +1,26 @@
+import type { Logger } from '../adapters/logging/logger.js';
+import { MemorySessionStore } from '../adapters/memory/memory-session-store.js';
+import { MemoryThrottleStore } from '../adapters/memory/memory-throttle-store.js';
 import { connectRedis } from '../adapters/redis/redis-connection.js';
+import { checkEvictionPolicy } from '../adapters/redis/redis-eviction-policy.js';
 import { RedisSessionRepository } from '../adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../adapters/redis/redis-throttle-store.js';
+import type { SessionSide } from '../adapters/sql/split-store.js';
 import type { Config } from '../config/config.js';
-import type { SessionSide } from './split-store.js';
+import type { Clock } from '../domain/shared/clock.port.js';
+
+/**
+ * SESSION_STORE=memory: sessions and throttling in this process (one process; nothing survives a
+ * restart). Expiry is judged by the service's clock.
+ */
+export function memorySessionSide(clock: Clock): SessionSide {
+  return {
+    sessions: new MemorySessionStore(clock),
+    throttle: new MemoryThrottleStore(),
+    isReady: async () => true,
+    close: async () => undefined,
+  };
+}
 
 /** How long start-up waits for Redis before it stops with a message naming the variable. */
 function startTimeoutMs(commandTimeoutMs: number): number {
@@ -26,7 +44,10 @@ export class RedisUnreachableError extends Error {
  * address stops start-up with a clear message instead of a service that answers 503 forever.
  * Once started, a lost connection is retried in the background (503 meanwhile, no restart).
  */
-export async function openRedisSessionSide(config: Config): Promise<SessionSide & { description: string }> {
+export async function openRedisSessionSide(
+  config: Config,
+  logger?: Logger,
+): Promise<SessionSide & { description: string }> {
   const settings = config.sessionStore;
   if (settings.kind !== 'redis') throw new Error('openRedisSessionSide: SESSION_STORE is not redis');
   const client = connectRedis({
@@ -50,13 +71,19 @@ export async function openRedisSessionSide(config: Config): Promise<SessionSide 
     client.disconnect();
     throw new RedisUnreachableError(variable, startTimeoutMs(settings.commandTimeoutMs), error);
   }
+  try {
+    const unchecked = await checkEvictionPolicy(client, variable);
+    if (unchecked) logger?.warn({ event: 'redis_eviction_policy_unchecked' }, unchecked);
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
   return {
     description: settings.clusterNodes
       ? `redis cluster (${settings.clusterNodes.length} seed nodes)`
       : 'redis',
     sessions: new RedisSessionRepository(client, {
       keyPrefix: settings.keyPrefix,
-      idleTimeoutS: config.session.idleTimeoutS,
       // On a cluster every master has a replica: creations and deletions wait for one (WAIT),
       // for at most half the command time-out, so the WAIT itself never times out client-side.
       ...(settings.clusterNodes

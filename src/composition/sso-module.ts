@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { LoginEvents } from '../application/login-events.js';
+import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
@@ -20,6 +21,7 @@ export const ssoModule = new ContainerModule(({ bind }) => {
         parts: SsoParts | null,
         store: Store,
         issuer: SessionIssuer,
+        ending: SessionEnding,
         config: Config,
         events: LoginEvents,
         clock: Clock,
@@ -31,6 +33,7 @@ export const ssoModule = new ContainerModule(({ bind }) => {
               parts.interpreter,
               parts.sealer,
               issuer,
+              ending,
               {
                 redirectUris: config.oidc?.redirectUris ?? [],
                 userLevels: config.sso.userLevels,
@@ -44,21 +47,29 @@ export const ssoModule = new ContainerModule(({ bind }) => {
               }),
             )
           : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionIssuer, TOKENS.Config, TOKENS.LoginEvents, TOKENS.Clock],
+      [
+        TOKENS.SsoParts,
+        TOKENS.Store,
+        TOKENS.SessionIssuer,
+        TOKENS.SessionEnding,
+        TOKENS.Config,
+        TOKENS.LoginEvents,
+        TOKENS.Clock,
+      ],
     )
     .inSingletonScope();
   bind(TOKENS.SsoLogout)
     .toResolvedValue(
-      (parts: SsoParts | null, store: Store, events: LoginEvents, clock: Clock) =>
-        parts ? new SsoLogout(store, parts.provider, parts.interpreter, parts.sealer, events, clock) : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents, TOKENS.Clock],
+      (parts: SsoParts | null, store: Store, ending: SessionEnding, clock: Clock) =>
+        parts ? new SsoLogout(store, ending, parts.provider, parts.interpreter, parts.sealer, clock) : null,
+      [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.BackchannelLogout)
     .toResolvedValue(
-      (parts: SsoParts | null, store: Store, events: LoginEvents, clock: Clock) =>
-        parts ? new BackchannelLogout(store, parts.provider, events, clock) : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.LoginEvents, TOKENS.Clock],
+      (parts: SsoParts | null, ending: SessionEnding, clock: Clock) =>
+        parts ? new BackchannelLogout(ending, parts.provider, clock) : null,
+      [TOKENS.SsoParts, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
 });

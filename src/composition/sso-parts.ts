@@ -41,6 +41,7 @@ export async function createSsoParts(
       clientId: oidc.clientId,
       ...(oidc.clientSecret ? { clientSecret: oidc.clientSecret } : {}),
       clientAuth: oidc.clientAuth,
+      idTokenAlg: oidc.idTokenAlg,
       ...(oidc.privateKeyJwk ? { privateKeyJwk: JSON.parse(oidc.privateKeyJwk) as JsonWebKey } : {}),
       timeoutMs: oidc.timeoutMs,
       allowInsecureHttp: oidc.allowInsecureHttp,

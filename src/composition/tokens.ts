@@ -2,6 +2,9 @@ import type { ServiceIdentifier } from 'inversify';
 import type { HttpCore } from '../adapters/http/http-core.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
+import type { AdminDirectory } from '../application/admin/admin-directory.js';
+import type { AdminUsers } from '../application/admin/admin-users.js';
+import type { ImportUsers } from '../application/admin/import-users.js';
 import type { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
@@ -9,6 +12,7 @@ import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
+import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
 import type { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
@@ -47,6 +51,10 @@ export const TOKENS = {
     'gatehouse.SessionAuthenticator',
   ) as ServiceIdentifier<SessionAuthenticator>,
   PasswordLogin: Symbol.for('gatehouse.PasswordLogin') as ServiceIdentifier<PasswordLogin>,
+  SessionEnding: Symbol.for('gatehouse.SessionEnding') as ServiceIdentifier<SessionEnding>,
+  AdminUsers: Symbol.for('gatehouse.AdminUsers') as ServiceIdentifier<AdminUsers>,
+  AdminDirectory: Symbol.for('gatehouse.AdminDirectory') as ServiceIdentifier<AdminDirectory>,
+  ImportUsers: Symbol.for('gatehouse.ImportUsers') as ServiceIdentifier<ImportUsers>,
   Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
   SessionManagement: Symbol.for('gatehouse.SessionManagement') as ServiceIdentifier<SessionManagement>,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ID_TOKEN_ALGORITHMS } from '../domain/sso/provider-registration.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -54,7 +55,9 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).optional(),
   DATABASE_QUEUE_TIMEOUT_MS: int(1, 60_000).default(2000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
-  SESSION_STORE: z.enum(['sql', 'redis'], { message: 'must be sql or redis' }).default('sql'),
+  SESSION_STORE: z
+    .enum(['sql', 'redis', 'memory'], { message: 'must be sql, redis or memory' })
+    .default('sql'),
   HTTP_TRANSPORT: z.enum(['koa', 'fastify'], { message: 'must be koa or fastify' }).default('koa'),
   REDIS_URL: z
     .string()
@@ -109,12 +112,17 @@ const envSchema = z.object({
   OIDC_PRIVATE_KEY_JWK: z.string().min(1).optional(),
   OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
   OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
+  OIDC_ID_TOKEN_ALG: z
+    .enum(ID_TOKEN_ALGORITHMS, { message: `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}` })
+    .default('RS256'),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
   OIDC_REQUIRE_PKCE: bool.default(false),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
   SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
   SSO_GROUP_CLAIM: z.string().min(1).default('groups'),
   SSO_USER_LEVELS: levels.default([8]),
+  /** `name=module specifier` pairs that registered providers may name (contract 6a). */
+  SSO_INTERPRETERS: commaList.default([]),
   TOKEN_ENCRYPTION_KEY: z.string().min(1).optional(),
   /** Former keys, comma-separated: they still open what they sealed, but seal nothing new. */
   TOKEN_ENCRYPTION_KEYS_PREVIOUS: z
@@ -167,6 +175,8 @@ export interface Config {
   /** Where sessions and login throttling live (SESSION_STORE); users, directory and audit stay in the database. */
   sessionStore:
     | { kind: 'sql' }
+    /** In this process's memory: one process, nothing kept across a restart. */
+    | { kind: 'memory' }
     | {
         kind: 'redis';
         url: string | undefined;
@@ -201,11 +211,23 @@ export interface Config {
     privateKeyJwk: string | undefined;
     redirectUris: string[];
     timeoutMs: number;
+    /** The one algorithm the provider's ID tokens and logout tokens may be signed with. */
+    idTokenAlg: Env['OIDC_ID_TOKEN_ALG'];
     allowInsecureHttp: boolean;
     /** Refuse an SSO login without a `code_verifier` (recommended; issue 11, finding 11). */
     requirePkce: boolean;
   } | null;
-  sso: { interpreter: string; usernameClaim: string; groupClaim: string; userLevels: number[] };
+  sso: {
+    interpreter: string;
+    usernameClaim: string;
+    groupClaim: string;
+    userLevels: number[];
+    /** SSO_INTERPRETERS: the interpreter modules registered providers may name, by name. */
+    interpreters: Readonly<Record<string, string>>;
+    /** Deployment-wide, for every provider (OIDC_TIMEOUT_MS, OIDC_ALLOW_INSECURE_HTTP). */
+    providerTimeoutMs: number;
+    allowInsecureHttp: boolean;
+  };
   tokenEncryptionKey: string | undefined;
   /** Keys from before a rotation: opened, never used to seal. */
   tokenEncryptionKeysPrevious: string[];
@@ -249,6 +271,40 @@ function deepFreeze<T>(value: T): T {
  */
 function defaultPoolSize(): number {
   return Math.min(10, Math.max(4, 2 * availableParallelism()));
+}
+
+/** Names an operator gives interpreters in SSO_INTERPRETERS; `claims` is the built-in one's. */
+const INTERPRETER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const BUILT_IN_INTERPRETER = 'claims';
+
+function interpreterMapProblems(pairs: readonly string[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const pair of pairs) {
+    const separator = pair.indexOf('=');
+    const name = separator > 0 ? pair.slice(0, separator).trim() : '';
+    const specifier = separator > 0 ? pair.slice(separator + 1).trim() : '';
+    if (!INTERPRETER_NAME.test(name) || specifier === '') {
+      problems.push(
+        `SSO_INTERPRETERS: ${JSON.stringify(pair)} is not name=module (name: a-z, 0-9, "-", "_")`,
+      );
+    } else if (name === BUILT_IN_INTERPRETER) {
+      problems.push(`SSO_INTERPRETERS: "${BUILT_IN_INTERPRETER}" is the built-in interpreter's name`);
+    } else if (seen.has(name)) {
+      problems.push(`SSO_INTERPRETERS: ${JSON.stringify(name)} is given twice`);
+    }
+    seen.add(name);
+  }
+  return problems;
+}
+
+function interpreterMap(pairs: readonly string[]): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const pair of pairs) {
+    const separator = pair.indexOf('=');
+    map[pair.slice(0, separator).trim()] = pair.slice(separator + 1).trim();
+  }
+  return map;
 }
 
 /** The prefix of the variables handed to a customer interpreter package, without it. */
@@ -328,6 +384,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       problems.push(`OIDC_CLIENT_SECRET: required when OIDC_CLIENT_AUTH=${env.OIDC_CLIENT_AUTH}`);
     }
   }
+  problems.push(...interpreterMapProblems(env.SSO_INTERPRETERS));
   if (env.TOKEN_ENCRYPTION_KEY && Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64').length !== 32) {
     problems.push('TOKEN_ENCRYPTION_KEY: must be 32 bytes, base64-encoded (openssl rand -base64 32)');
   }
@@ -349,9 +406,14 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   } else if (env.SESSION_STORE === 'redis' && !env.REDIS_URL && !(env.REDIS_CLUSTER_NODES?.length ?? 0)) {
     problems.push('SESSION_STORE: redis needs REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster)');
   }
-  if (env.SESSION_STORE === 'sql' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
+  if (env.SESSION_STORE !== 'redis' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
     problems.push(
-      'SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is sql; set SESSION_STORE=redis to use it',
+      `SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is ${env.SESSION_STORE}; set SESSION_STORE=redis to use it`,
+    );
+  }
+  if (env.SESSION_STORE === 'memory' && env.WORKERS > 1) {
+    problems.push(
+      'WORKERS: more than 1 needs a shared session store; SESSION_STORE=memory lives in one process',
     );
   }
   if (env.WORKERS > 1 && !env.DATABASE_URL) {
@@ -398,7 +460,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
             tlsCa,
           }
-        : { kind: 'sql' },
+        : { kind: env.SESSION_STORE },
     database: env.DATABASE_URL
       ? {
           kind: 'postgres',
@@ -444,6 +506,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             privateKeyJwk: env.OIDC_PRIVATE_KEY_JWK,
             redirectUris: env.OIDC_REDIRECT_URIS,
             timeoutMs: env.OIDC_TIMEOUT_MS,
+            idTokenAlg: env.OIDC_ID_TOKEN_ALG,
             allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
             requirePkce: env.OIDC_REQUIRE_PKCE,
           }
@@ -453,6 +516,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       usernameClaim: env.SSO_USERNAME_CLAIM,
       groupClaim: env.SSO_GROUP_CLAIM,
       userLevels: env.SSO_USER_LEVELS,
+      interpreters: interpreterMap(env.SSO_INTERPRETERS),
+      providerTimeoutMs: env.OIDC_TIMEOUT_MS,
+      allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
     },
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
     tokenEncryptionKeysPrevious: env.TOKEN_ENCRYPTION_KEYS_PREVIOUS,
@@ -468,7 +534,9 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
 }
 
 /** The session store in use, as the start-up log line and /readyz name it. */
-export function sessionStoreName(config: Pick<Config, 'sessionStore'>): 'sql' | 'redis' | 'redis-cluster' {
-  if (config.sessionStore.kind === 'sql') return 'sql';
+export function sessionStoreName(
+  config: Pick<Config, 'sessionStore'>,
+): 'sql' | 'memory' | 'redis' | 'redis-cluster' {
+  if (config.sessionStore.kind !== 'redis') return config.sessionStore.kind;
   return config.sessionStore.clusterNodes ? 'redis-cluster' : 'redis';
 }

@@ -1,7 +1,7 @@
 /**
- * `gatehouse/testing`: what a per-customer token interpreter package needs to test itself.
+ * `@gatehouse-auth/gatehouse/testing`: what a per-customer token interpreter package needs to test itself.
  *
- *   import { ssoTokenInterpreterContract, tokenSetFromClaims } from 'gatehouse/testing';
+ *   import { ssoTokenInterpreterContract, tokenSetFromClaims } from '@gatehouse-auth/gatehouse/testing';
  *   import createInterpreter from '../index.js';
  *
  *   ssoTokenInterpreterContract({
@@ -147,7 +147,7 @@ function describeFailure(outcome: ContractOutcome): string {
   const error = outcome.error as { name?: unknown; message?: unknown; code?: unknown } | null;
   const hint =
     error && error.name === 'SsoInterpretationError' && !(error instanceof DomainError)
-      ? ' (an SsoInterpretationError from another copy of gatehouse: import it from the same "gatehouse" the service uses)'
+      ? ' (an SsoInterpretationError the service does not recognise: take the class of "@gatehouse-auth/gatehouse-testing/errors")'
       : '';
   return `refused with ${outcome.code}: ${String(error?.message ?? error)}${hint}`;
 }

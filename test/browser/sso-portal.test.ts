@@ -3,11 +3,10 @@
  * browser, the user signs in on the OpenID provider's own login page, the portal finishes through
  * `POST /api/v1/openid/login/` and shows ids and profile; logout ends the session.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Playground, startPlayground } from '../../scripts/dev-sso/playground.js';
-
-const CHROMIUM = '/usr/bin/chromium';
+import { launchChromium } from '../support/chromium.js';
 
 // The browser flow on each transport that can serve the API (issue 12).
 for (const transport of ['koa', 'fastify'] as const) {
@@ -21,19 +20,7 @@ for (const transport of ['koa', 'fastify'] as const) {
         logLevel: 'silent',
         env: { HTTP_TRANSPORT: transport },
       });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-          '--disable-quic',
-        ],
-      });
+      browser = await launchChromium();
     }, 60_000);
 
     afterAll(async () => {

@@ -131,7 +131,7 @@ export function auditSuite(kind: StoreKind): void {
       expect(unknown).toMatchObject({ code: 1, stdout: '' });
       expect(unknown.stderr).toMatch(/^error NOT_FOUND: no user "nobody-here"\n/);
       for (const args of [
-        ['audit'],
+        ['audit', '--user', ''],
         ['audit', '--user', username, '--since', 'yesterday'],
         ['audit', '--user', username, '--limit', '0'],
         ['audit', 'extra', '--user', username],

@@ -34,6 +34,21 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
     expect(result.stdout).toBe('');
   });
 
+  it('refuses to end sessions kept in the service process (SESSION_STORE=memory), exit 2', async () => {
+    for (const argv of [
+      ['sessions', 'revoke', '--all'],
+      ['sessions', 'list', '--user', 'ann'],
+      ['user', 'set-password', 'ann', '--password-stdin'],
+    ]) {
+      const result = await runGatehouse(argv, { env: { SESSION_STORE: 'memory' } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^error USAGE: SESSION_STORE=memory: the sessions live in the service process/,
+      );
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('answers a missing option with a usage error, exit 2', async () => {
     const missing = await runGatehouse(['group', 'add', 'g1']);
     expect(missing.code).toBe(2);

@@ -6,6 +6,7 @@ import { loadCommonPasswords } from '../../src/adapters/password/common-password
 import { AdminUsers } from '../../src/application/admin/admin-users.js';
 import { ImportUsers } from '../../src/application/admin/import-users.js';
 import { parseImportFile } from '../../src/cli/import-file.js';
+import { TOKENS } from '../../src/composition/tokens.js';
 import { PasswordPolicy } from '../../src/domain/password/password-policy.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { startTestServer, TestClient, type TestServer } from '../support/test-server.js';
@@ -137,6 +138,7 @@ for (const store of SERVICE_STORES) {
         new PasswordPolicy({ minLength: 12, maxLength: 1024, commonPasswords: loadCommonPasswords() }),
         server.clock,
         nodeRandom,
+        server.gatehouse.container.get(TOKENS.SessionEnding),
       );
       await admin.add({
         username: 'newcomer',

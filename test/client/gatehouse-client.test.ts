@@ -17,14 +17,19 @@ import { gatehouseSession as koaSession } from '../../src/client/koa.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
+const PORTAL = 'https://portal.example.com';
 
 type App = { url: string; close(): Promise<void> };
 
+// Each app as the package README mounts it, typed as an adopter's code is (no casts).
 async function expressApp(url: string): Promise<App> {
   const app = express();
-  app.use(expressSession({ url, timeoutMs: 500 }));
+  app.use(expressSession({ url, timeoutMs: 500, trustedOrigins: [PORTAL] }));
   app.get('/me', (req, res) => {
-    res.json((req as unknown as { gatehouse: unknown }).gatehouse);
+    res.json(req.gatehouse);
+  });
+  app.post('/me', (req, res) => {
+    res.json(req.gatehouse);
   });
   const running: RunningServer = await listen({ callback: () => app }, 0, '127.0.0.1');
   return { url: running.url, close: () => running.close(500) };
@@ -32,15 +37,25 @@ async function expressApp(url: string): Promise<App> {
 
 async function fastifyApp(url: string): Promise<App> {
   const app: FastifyInstance = Fastify();
-  await app.register(fastifySession as never, { url, timeoutMs: 500 });
-  app.get('/me', async (request) => (request as unknown as { gatehouse: unknown }).gatehouse);
+  await app.register(fastifySession, { url, timeoutMs: 500, trustedOrigins: [PORTAL] });
+  app.get('/me', async (request) => request.gatehouse);
+  app.post('/me', async (request) => request.gatehouse);
+  app.post(
+    '/notes',
+    {
+      schema: {
+        body: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 10 } } },
+      },
+    },
+    async (request) => request.gatehouse,
+  );
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url: address, close: () => app.close() };
 }
 
 async function koaApp(url: string): Promise<App> {
   const app = new Koa();
-  app.use(koaSession({ url, timeoutMs: 500 }) as never);
+  app.use(koaSession({ url, timeoutMs: 500, trustedOrigins: [PORTAL] }));
   app.use((ctx) => {
     ctx.body = ctx.state.gatehouse;
   });
@@ -81,7 +96,8 @@ for (const [framework, start] of Object.entries(APPS)) {
       return `theme=dark; sessionid=${client.session}`;
     }
 
-    const me = (cookie?: string) => new TestClient(app.url).get('/me', cookie ? { cookie } : {});
+    const me = (cookie?: string, headers: Record<string, string> = {}) =>
+      new TestClient(app.url).get('/me', cookie ? { cookie, ...headers } : headers);
 
     function expectRefusal(response: Awaited<ReturnType<typeof me>>, status: number, code: string) {
       expect(response.status).toBe(status);
@@ -112,9 +128,50 @@ for (const [framework, start] of Object.entries(APPS)) {
       expectRefusal(await me(cookie), 401, 'NOT_AUTHENTICATED');
     });
 
+    it('refuses an unsafe request from a foreign origin or a cross-site fetch with 403 ORIGIN_REJECTED, as the service does', async () => {
+      const cookie = await cookieOf('ann');
+      const post = (headers: Record<string, string>) =>
+        new TestClient(app.url).request('POST', '/me', { headers: { cookie, ...headers } });
+      expectRefusal(await post({ origin: 'https://evil.example' }), 403, 'ORIGIN_REJECTED');
+      expectRefusal(await post({ 'sec-fetch-site': 'cross-site' }), 403, 'ORIGIN_REJECTED');
+      // Refused whether or not there is a session, as on the service.
+      expectRefusal(
+        await new TestClient(app.url).request('DELETE', '/me', {
+          headers: { origin: 'https://evil.example' },
+        }),
+        403,
+        'ORIGIN_REJECTED',
+      );
+      // The app's own origin, a trusted one, no Origin at all, and a read from anywhere pass.
+      const passing: Array<Record<string, string>> = [
+        { origin: app.url },
+        { origin: PORTAL, 'sec-fetch-site': 'cross-site' },
+        {},
+      ];
+      for (const headers of passing) {
+        const response = await post(headers);
+        expect(response.status).toBe(200);
+        expect(response.body.userId).toBe('u-ann');
+      }
+      expect((await me(cookie, { origin: 'https://evil.example' })).status).toBe(200);
+    });
+
     it('answers 403 PASSWORD_EXPIRED for a session whose password expired', async () => {
       expectRefusal(await me(await cookieOf('fresh')), 403, 'PASSWORD_EXPIRED');
     });
+
+    // Fastify alone validates bodies before handlers: its guard must answer first.
+    if (framework === 'fastify')
+      it('answers 401 before a route validates the body, never its 400 details', async () => {
+        const notes = (body: string, cookie?: string) =>
+          new TestClient(app.url).request('POST', '/notes', {
+            body,
+            headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+          });
+        expectRefusal(await notes('{"text": "far too long a note"}'), 401, 'NOT_AUTHENTICATED');
+        expectRefusal(await notes('{not json'), 401, 'NOT_AUTHENTICATED');
+        expect((await notes('{"text": "far too long a note"}', await cookieOf('ann'))).status).toBe(400);
+      });
 
     it('answers 503 with Retry-After when Gatehouse is gone, never 401 or 500', async () => {
       const cookie = await cookieOf('ann');
@@ -153,5 +210,57 @@ describe('createSessionCheck', () => {
     const check = createSessionCheck({ url, timeoutMs: 200, cookieName: 'portal_session' });
     expect(await check(undefined)).toEqual({ status: 'none' });
     expect(await check(`sessionid=${'B'.repeat(43)}`)).toEqual({ status: 'none' });
+  });
+});
+
+describe('createSessionCheck against a service that grants without saying who', () => {
+  let fake: Server;
+  let url: string;
+  /** The headers the fake service grants with, by the test. */
+  let answer: { status: number; headers: Record<string, string> };
+
+  beforeAll(async () => {
+    fake = createServer((_request, response) => {
+      response.writeHead(answer.status, answer.headers).end();
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    fake.closeAllConnections();
+    fake.close();
+  });
+
+  const WHO = { 'gatehouse-user-id': 'u-ann', 'gatehouse-username': 'ann', 'gatehouse-user-level': '4' };
+  const checkWith = async (status: number, headers: Record<string, string>) => {
+    answer = { status, headers };
+    return createSessionCheck({ url })(`sessionid=${'C'.repeat(43)}`);
+  };
+
+  it('takes a 204 or 200 with a well-formed user as live', async () => {
+    const live = { status: 'live', user: { userId: 'u-ann', username: 'ann', userLevel: 4 } };
+    expect(await checkWith(204, WHO)).toEqual(live);
+    expect(await checkWith(200, WHO)).toEqual(live);
+  });
+
+  it('fails closed (unavailable, never live) on a missing or malformed user level, id or username', async () => {
+    const { 'gatehouse-user-level': _level, ...noLevel } = WHO;
+    const { 'gatehouse-user-id': _id, ...noId } = WHO;
+    const { 'gatehouse-username': _name, ...noName } = WHO;
+    for (const headers of [
+      noLevel,
+      noId,
+      noName,
+      { ...WHO, 'gatehouse-user-level': '' },
+      { ...WHO, 'gatehouse-user-level': 'admin' },
+      { ...WHO, 'gatehouse-user-level': '-1' },
+      { ...WHO, 'gatehouse-user-level': '4.5' },
+      { ...WHO, 'gatehouse-user-level': '0x10' },
+      { ...WHO, 'gatehouse-user-level': '1e1' },
+      { ...WHO, 'gatehouse-username': '%E0%A4%A' },
+    ]) {
+      expect(await checkWith(204, headers)).toEqual({ status: 'unavailable' });
+    }
+    expect(await checkWith(202, WHO)).toEqual({ status: 'unavailable' });
   });
 });

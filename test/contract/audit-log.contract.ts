@@ -56,6 +56,7 @@ export function auditLogContract(open: () => Promise<AuditLogHandle>): void {
         sessionCount: 3,
         clientAddress: '2001:db8::1',
         method: 'sso',
+        providerId: 'acme',
       };
       await audit.record(event);
       const [read, ...rest] = await audit.listForUser('u-ann', { limit: 10 });
@@ -85,6 +86,25 @@ export function auditLogContract(open: () => Promise<AuditLogHandle>): void {
       const since = await audit.listForUser('u-1', { since: at(20), limit: 10 });
       expect(since.map((record) => record.event)).toEqual(['logout', 'login']);
       expect(await audit.listForUser('u-3', { limit: 10 })).toEqual([]);
+    });
+
+    it('lists every event since a time, with or without a user, the latest `limit` oldest first', async () => {
+      await audit.record(login('u-1', at(10)));
+      await audit.record({
+        ...login(null, at(20)),
+        event: 'provider_added',
+        actor: 'administrator',
+        providerId: 'acme',
+      });
+      await audit.record(login('u-2', at(30)));
+      await audit.record(login('u-1', at(5)));
+      const since = await audit.listSince(at(10), 10);
+      expect(since.map((record) => [record.occurredAt, record.event, record.providerId])).toEqual([
+        [at(10), 'login', null],
+        [at(20), 'provider_added', 'acme'],
+        [at(30), 'login', null],
+      ]);
+      expect((await audit.listSince(at(0), 2)).map((record) => record.occurredAt)).toEqual([at(20), at(30)]);
     });
 
     it('with more events than the limit, gives the latest ones (still oldest first)', async () => {

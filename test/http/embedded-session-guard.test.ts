@@ -1,17 +1,26 @@
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
+import Fastify, { type FastifyInstance } from 'fastify';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS } from '../../src/composition/tokens.js';
-import { type GatehouseState, sessionGuard } from '../../src/index.js';
+import { gatehouseSession as fastifySession } from '../../src/guards/fastify.js';
+import { type GatehouseState, gatehouseSession } from '../../src/guards/koa.js';
+import * as packageRoot from '../../src/index.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const PORTAL = 'https://portal.example.com';
 
-// Issue 11, finding 11: the guard a product team mounts on its own routes has no Gatehouse origin
-// check in front of it, so it refuses cross-site state changes itself.
-describe('the exported sessionGuard in a product team’s Koa app', () => {
+describe('the package root', () => {
+  it('exports no guard of its own: each framework’s gatehouseSession lives under its own name', () => {
+    expect(Object.keys(packageRoot)).not.toContain('sessionGuard');
+    expect(Object.keys(packageRoot).filter((name) => /guard|session/i.test(name))).toEqual([]);
+  });
+});
+
+// The guard a product team mounts on its own routes has no Gatehouse origin check in front of it,
+// so it refuses cross-site state changes itself.
+describe('gatehouseSession in a product team’s Koa app', () => {
   let gatehouse: TestServer;
   let product: ReturnType<typeof Koa.prototype.listen>;
   let productUrl: string;
@@ -24,14 +33,12 @@ describe('the exported sessionGuard in a product team’s Koa app', () => {
     expect((await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD })).status).toBe(200);
     cookie = `sessionid=${client.session}`;
 
+    // As the README mounts it.
     const app = new Koa<GatehouseState>();
     const router = new Router<GatehouseState>();
-    const guard = sessionGuard(gatehouse.gatehouse.container.get(TOKENS.SessionAuthenticator), {
-      cookieName: 'sessionid',
-      trustedOrigins: [PORTAL],
-    });
+    const guard = gatehouseSession({ gatehouse: gatehouse.gatehouse, trustedOrigins: [PORTAL] });
     router.get('/orders', guard, (ctx) => {
-      ctx.body = { user: ctx.state.gatehouse!.user.username };
+      ctx.body = { user: ctx.state.gatehouse?.username };
     });
     router.post('/orders', guard, (ctx) => {
       ctx.body = { placed: true };
@@ -77,5 +84,68 @@ describe('the exported sessionGuard in a product team’s Koa app', () => {
     const response = await fetch(`${productUrl}/orders`, { method: 'POST' });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ code: 'NOT_AUTHENTICATED' });
+  });
+});
+
+// A refused request must learn nothing of the route: Fastify validates a body before a
+// preHandler runs, so the guard answers in onRequest, before any body is read.
+describe('gatehouseSession in a product team’s Fastify app with a validated body', () => {
+  let gatehouse: TestServer;
+  let app: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    gatehouse = await startTestServer();
+    await seedUser(gatehouse, { username: 'ann', password: PASSWORD });
+    app = Fastify();
+    await app.register(fastifySession, { gatehouse: gatehouse.gatehouse });
+    app.post(
+      '/notes',
+      {
+        schema: {
+          body: {
+            type: 'object',
+            required: ['text'],
+            properties: { text: { type: 'string', maxLength: 10 } },
+            additionalProperties: false,
+          },
+        },
+      },
+      async (request) => ({ by: request.gatehouse?.username }),
+    );
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await gatehouse?.close();
+  });
+
+  const post = (body: string, cookie?: string) =>
+    new TestClient(url).request('POST', '/notes', {
+      body,
+      headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    });
+
+  it('answers 401 before the body is parsed or validated, never the route’s 400 details', async () => {
+    for (const body of [
+      '{"text": 42, "secret_field": true}',
+      '{"text": "far too long a note"}',
+      '{not json',
+    ]) {
+      const response = await post(body);
+      expect(response.status).toBe(401);
+      expect(response.body).toMatchObject({ code: 'NOT_AUTHENTICATED' });
+      expect(response.text).not.toMatch(/text|secret_field|must/);
+    }
+  });
+
+  it('lets a live session through to validation and the handler', async () => {
+    const client = new TestClient(gatehouse.url);
+    expect((await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD })).status).toBe(200);
+    const cookie = `sessionid=${client.session}`;
+    expect((await post('{"text": "far too long a note"}', cookie)).status).toBe(400);
+    const ok = await post('{"text": "hello"}', cookie);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ by: 'ann' });
   });
 });

@@ -69,11 +69,19 @@ for (const [framework, store] of CASES) {
         return client;
       }
 
-      it('answers 200 with the session and the user on ctx.state.gatehouse', async () => {
+      it('answers 200 with the small user object, and nothing else of the stored user', async () => {
         const client = await productClient('ann');
         const response = await client.get('/api/v1/things');
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ username: 'ann', userId: 'u-ann', method: 'password' });
+        // The handler sent the guard's object as it is: no hash, no stored record, no session.
+        expect(response.body).toEqual({
+          userId: 'u-ann',
+          username: 'ann',
+          userLevel: 0,
+          tenantId: 't1',
+          groupId: 'g1',
+        });
+        expect(response.text).not.toMatch(/argon2|passwordHash/);
       });
 
       it('answers 401 NOT_AUTHENTICATED without a session, never reaching the handler', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { ONE_PROCESS_STORES, pgEnabled } from '../support/databases.js';
 import { storedSessionsAsText } from '../support/stored.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -43,7 +43,7 @@ async function stored(server: TestServer, token: string): Promise<boolean> {
   return (await server.gatehouse.store.sessions.findByTokenHash(sha256(token))) !== null;
 }
 
-for (const store of SERVICE_STORES) {
+for (const store of ONE_PROCESS_STORES) {
   describe.skipIf(store === 'postgres' && !pgEnabled)(`session cookie and lifetime [${store}]`, () => {
     let server: TestServer;
 

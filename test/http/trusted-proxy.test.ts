@@ -57,3 +57,49 @@ for (const target of TRANSPORT_TARGETS) {
     });
   });
 }
+
+// One reading of X-Forwarded-Proto and -Host on both transports, the X-Forwarded-For rule: the entry
+// TRUST_PROXY places from the right. Koa took the leftmost (the client's own) and Fastify the
+// rightmost, so the same request passed the Origin check on one and was refused on the other.
+for (const target of TRANSPORT_TARGETS) {
+  describe(`TRUST_PROXY: the origin behind N proxies, for the Origin check [${target}]`, () => {
+    const servers: Record<string, TestServer> = {};
+
+    beforeAll(async () => {
+      for (const trustProxy of ['0', '1', '2'])
+        servers[trustProxy] = await startTestServer({ store: target, env: { TRUST_PROXY: trustProxy } });
+    });
+    afterAll(async () => {
+      for (const server of Object.values(servers)) await server.close();
+    });
+
+    /** A logout (unsafe, answered 200 without a session) from `origin`, as proxies forwarded it. */
+    async function logoutStatus(trustProxy: string, origin: string): Promise<number> {
+      const response = await new TestClient(servers[trustProxy]!.url).post(
+        '/api/v1/logout/',
+        {},
+        {
+          origin,
+          // What the client sent itself, then what each proxy appended.
+          'x-forwarded-proto': 'http, https, http',
+          'x-forwarded-host': 'evil.example, app.example, internal.lb',
+        },
+      );
+      return response.status;
+    }
+
+    it('believes the entry TRUST_PROXY places from the right, never the client’s own', async () => {
+      expect(await logoutStatus('1', 'http://internal.lb')).toBe(200);
+      expect(await logoutStatus('1', 'http://evil.example')).toBe(403);
+      expect(await logoutStatus('2', 'https://app.example')).toBe(200);
+      expect(await logoutStatus('2', 'http://evil.example')).toBe(403);
+      expect(await logoutStatus('2', 'http://internal.lb')).toBe(403);
+    });
+
+    it('ignores X-Forwarded-* without TRUST_PROXY: the origin is the Host the socket was sent', async () => {
+      const server = servers['0']!;
+      expect(await logoutStatus('0', 'https://app.example')).toBe(403);
+      expect(await logoutStatus('0', new URL(server.url).origin)).toBe(200);
+    });
+  });
+}

@@ -7,7 +7,7 @@ import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { Purger, type PurgeSettings } from '../../src/application/purger.js';
 import { auditEvent } from '../../src/domain/audit/audit-event.js';
-import { newSession } from '../contract/session-repository.contract.js';
+import { newSession } from '../contract/session-lookup.contract.js';
 import { newUser } from '../contract/user-repository.contract.js';
 import { forEachStore, truncateAll } from '../support/databases.js';
 import { TestClock } from '../support/test-clock.js';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { newSession, sessionRepositoryContract } from '../contract/session-repository.contract.js';
-import { throttleStoreContract } from '../contract/throttle-store.contract.js';
+import { sessionKeepUntil } from '../../src/domain/session/session.js';
+import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { newSession, sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { newUser, T0 } from '../contract/user-repository.contract.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
@@ -28,26 +29,29 @@ describe('Redis Cluster storage [redis-cluster]', () => {
     await cluster?.close();
   });
 
-  const { fresh, prefix } = freshRedisSplitStores(
+  const { fresh, prefix, freshSessions, freshThrottle } = freshRedisSplitStores(
     () => sql,
     () => client,
     'c',
-    { idleTimeoutS: 1800, replicaAcks: { replicas: 1, timeoutMs: 1000 } },
+    { replicaAcks: { replicas: 1, timeoutMs: 1000 } },
   );
 
-  sessionRepositoryContract(fresh);
-  throttleStoreContract(fresh);
+  // The stores alone, as the testing kit proves any store: Redis declares no capability.
+  sessionStoreContract({ name: 'redis-cluster', declares: [], open: freshSessions });
+  throttleStoreContract({ name: 'redis-cluster', declares: [], open: freshThrottle });
+  // With the users on the database: the split the service runs.
+  sessionLookupContract(fresh);
 
   it('spreads sessions over the masters (no single hash tag), with no cross-slot error', async () => {
     const store = await fresh();
     const user = await store.users.create(newUser({ username: 'spread' }), T0);
     const created = Array.from({ length: 30 }, () => newSession(user.userId));
-    for (const session of created) await store.sessions.create(session);
+    for (const session of created) await store.sessions.create(session, sessionKeepUntil(session, 1800));
     const masters = new Set<number>();
     for (const session of created)
       masters.add((await cluster.masterOf(`${prefix()}s:${session.tokenHash}`)).port);
     expect(masters.size).toBe(3);
-    expect(await store.sessions.listForUser(user.userId, { limit: 100 })).toHaveLength(30);
+    expect(await store.sessions.listForUser(user.userId)).toHaveLength(30);
     expect(await store.sessions.deleteAllForUser(user.userId)).toBe(30);
   });
 });

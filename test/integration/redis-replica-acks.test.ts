@@ -8,9 +8,15 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import type { StoredSession } from '../../src/domain/session/session.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
-import { newSession } from '../contract/session-repository.contract.js';
+import { newSession } from '../contract/session-lookup.contract.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+/** A session kept by the store until its own absolute end (the keep-until the service gives). */
+function keptUntilItsEnd(session: StoredSession): [StoredSession, Date] {
+  return [session, session.expiresAt];
+}
 
 const ACKS = { replicas: 1, timeoutMs: 200 };
 
@@ -47,12 +53,12 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   });
 
   const repository = (redis: Redis, keyPrefix: string) =>
-    new RedisSessionRepository(redis, { keyPrefix, idleTimeoutS: 1800, replicaAcks: ACKS });
+    new RedisSessionRepository(redis, { keyPrefix, replicaAcks: ACKS });
 
   it('deletes at once when the replica acknowledges', async () => {
     const sessions = repository(client, 'acked:');
     const session = newSession('u1');
-    await sessions.create(session);
+    await sessions.create(...keptUntilItsEnd(session));
     expect(await sessions.deleteByTokenHash(session.tokenHash)).toMatchObject({ handle: session.handle });
     expect(await sessions.findByTokenHash(session.tokenHash)).toBeNull();
   });
@@ -60,7 +66,7 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   it('fails a deletion no replica acknowledged in time (503); the retry finds it done', async () => {
     const sessions = repository(client, 'frozen:');
     const session = newSession('u1');
-    await sessions.create(session);
+    await sessions.create(...keptUntilItsEnd(session));
     expect(await connectedReplicas(client)).toBe(1);
     replica.signal('SIGSTOP');
     let error: unknown;
@@ -96,7 +102,7 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   it('a master without any replica deletes without waiting for one', async () => {
     const sessions = repository(alone.client, 'alone:');
     const session = newSession('u1');
-    await sessions.create(session);
+    await sessions.create(...keptUntilItsEnd(session));
     expect(await connectedReplicas(alone.client)).toBe(0);
     expect(await sessions.deleteByTokenHash(session.tokenHash)).toMatchObject({ handle: session.handle });
   });

@@ -1,12 +1,18 @@
 /**
  * The Redis session repository's revocations leave no index entry behind, seen in Redis itself:
  * the user's index and the SSO indexes lose a session's entries when it ends, stale entries are
- * dropped, `deleteAll` leaves no key, and `evictBeyond` ends the oldest sessions beyond the limit.
+ * dropped, and `evictBeyond` ends the oldest sessions beyond the limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
-import { newSession } from '../contract/session-repository.contract.js';
+import type { StoredSession } from '../../src/domain/session/session.js';
+import { newSession } from '../contract/session-lookup.contract.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+/** A session kept by the store until its own absolute end (the keep-until the service gives). */
+function keptUntilItsEnd(session: StoredSession): [StoredSession, Date] {
+  return [session, session.expiresAt];
+}
 
 const T0 = new Date('2025-01-01T00:00:00Z');
 const at = (s: number) => new Date(T0.getTime() + s * 1000);
@@ -33,7 +39,7 @@ describe('Redis session indexes after revocations [redis]', () => {
     const keyPrefix = `ix${run}:`;
     return {
       keyPrefix,
-      sessions: new RedisSessionRepository(redis.client, { keyPrefix, idleTimeoutS: 1800 }),
+      sessions: new RedisSessionRepository(redis.client, { keyPrefix }),
     };
   }
   const keys = async (prefix: string) => (await redis.client.keys(`${prefix}*`)).sort();
@@ -41,7 +47,7 @@ describe('Redis session indexes after revocations [redis]', () => {
   it('ending an SSO session removes it from the user index and both SSO indexes', async () => {
     const { keyPrefix, sessions } = repository();
     const session = newSession('u1', { sso: SSO });
-    await sessions.create(session);
+    await sessions.create(...keptUntilItsEnd(session));
     expect(await keys(keyPrefix)).toHaveLength(4);
     const ended = await sessions.deleteByTokenHash(session.tokenHash);
     expect(ended?.sso).toEqual(SSO);
@@ -51,7 +57,7 @@ describe('Redis session indexes after revocations [redis]', () => {
   it('ending all of a user’s sessions but one keeps only that one in the index, and drops stale entries', async () => {
     const { keyPrefix, sessions } = repository();
     const [kept, other, gone] = [newSession('u1'), newSession('u1'), newSession('u1')];
-    for (const session of [kept, other, gone]) await sessions.create(session!);
+    for (const session of [kept, other, gone]) await sessions.create(...keptUntilItsEnd(session!));
     // A session whose key went (timed out in Redis) leaves a stale index entry.
     await redis.client.del(`${keyPrefix}s:${gone!.tokenHash}`);
     expect(await sessions.deleteAllForUser('u1', kept!.tokenHash)).toBe(1);
@@ -61,22 +67,10 @@ describe('Redis session indexes after revocations [redis]', () => {
     expect(await sessions.findByTokenHash(kept!.tokenHash)).not.toBeNull();
   });
 
-  it('ending every session leaves no key at all, stale index entries included', async () => {
-    const { keyPrefix, sessions } = repository();
-    await sessions.create(newSession('u1', { sso: SSO }));
-    await sessions.create(newSession('u2'));
-    // A session whose key went (timed out in Redis) leaves its index entries behind.
-    const expired = newSession('u3', { sso: { ...SSO, sid: 'sid-3' } });
-    await sessions.create(expired);
-    await redis.client.del(`${keyPrefix}s:${expired.tokenHash}`);
-    expect(await sessions.deleteAll()).toBe(2);
-    expect(await keys(keyPrefix)).toEqual([]);
-  });
-
   it('a back-channel logout drops SSO index entries whose session is gone', async () => {
     const { keyPrefix, sessions } = repository();
     const session = newSession('u1', { sso: SSO });
-    await sessions.create(session);
+    await sessions.create(...keptUntilItsEnd(session));
     await redis.client.del(`${keyPrefix}s:${session.tokenHash}`);
     expect(await sessions.deleteBySso(SSO.issuer, { sid: SSO.sid })).toEqual([]);
     expect(await sessions.deleteBySso(SSO.issuer, { subject: SSO.subject })).toEqual([]);
@@ -90,7 +84,7 @@ describe('Redis session indexes after revocations [redis]', () => {
     const created = [0, 10, 20].map((s) =>
       newSession('u1', { createdAt: at(s), lastSeenAt: at(s), sso: SSO }),
     );
-    for (const session of created) await sessions.create(session);
+    for (const session of created) await sessions.create(...keptUntilItsEnd(session));
     const evicted = await sessions.evictBeyond('u1', 1);
     expect(evicted.map((session) => session.handle).sort()).toEqual(
       [created[0]!.handle, created[1]!.handle].sort(),
@@ -104,7 +98,7 @@ describe('Redis session indexes after revocations [redis]', () => {
   it('evicts past a stale index entry without counting it', async () => {
     const { keyPrefix, sessions } = repository();
     const created = [0, 10, 20].map((s) => newSession('u1', { createdAt: at(s), lastSeenAt: at(s) }));
-    for (const session of created) await sessions.create(session);
+    for (const session of created) await sessions.create(...keptUntilItsEnd(session));
     await redis.client.del(`${keyPrefix}s:${created[0]!.tokenHash}`);
     const evicted = await sessions.evictBeyond('u1', 1);
     expect(evicted.map((session) => session.handle)).toEqual([created[1]!.handle]);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { sessionRepositoryContract } from '../contract/session-repository.contract.js';
-import { throttleStoreContract } from '../contract/throttle-store.contract.js';
+import { sessionKeepUntil } from '../../src/domain/session/session.js';
+import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { freshRedisSplitStores } from '../support/redis-stores.js';
@@ -26,22 +27,25 @@ describe('Redis storage [redis]', () => {
     await redis?.close();
   });
 
-  const { fresh, prefix } = freshRedisSplitStores(
+  const { fresh, prefix, freshSessions, freshThrottle } = freshRedisSplitStores(
     () => sql,
     () => client,
     'test',
   );
 
-  sessionRepositoryContract(fresh);
-  throttleStoreContract(fresh);
+  // The stores alone, as the testing kit proves any store: Redis declares no capability.
+  sessionStoreContract({ name: 'redis', declares: [], open: freshSessions });
+  throttleStoreContract({ name: 'redis', declares: [], open: freshThrottle });
+  // With the users on the database: the split the service runs.
+  sessionLookupContract(fresh);
 
   it('keeps every key under the prefix, and gives each session key a time to live', async () => {
     const store = await fresh();
-    const { newSession } = await import('../contract/session-repository.contract.js');
+    const { newSession } = await import('../contract/session-lookup.contract.js');
     const { newUser, T0 } = await import('../contract/user-repository.contract.js');
     const user = await store.users.create(newUser({ username: 'ttl' }), T0);
     const session = newSession(user.userId);
-    await store.sessions.create(session);
+    await store.sessions.create(session, sessionKeepUntil(session, 1800));
     const keys = await redis.client.keys(`${prefix()}*`);
     expect(keys.sort()).toEqual(
       [`${prefix()}s:${session.tokenHash}`, `${prefix()}u:{${user.userId}}`].sort(),

@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observedSqlClient } from '../../src/adapters/metrics/observed-sql-client.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { sessionKeepUntil } from '../../src/domain/session/session.js';
+import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { seenLogoutTokensContract } from '../contract/seen-logout-tokens.contract.js';
 import { serviceSecretsContract } from '../contract/service-secrets.contract.js';
-import { newSession, sessionRepositoryContract } from '../contract/session-repository.contract.js';
-import { throttleStoreContract } from '../contract/throttle-store.contract.js';
+import { newSession, sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
 import { forEachStore, repositories, truncateAll } from '../support/databases.js';
 
 // One database per store for this file, emptied before each test: isolation without paying
 // for a new database (PGlite restore ~0.6 s, PostgreSQL schema + migrations) per test.
-forEachStore('SQL storage', (open) => {
+forEachStore('SQL storage', (open, kind) => {
   let client: SqlClient;
 
   beforeAll(async () => {
@@ -26,13 +27,26 @@ forEachStore('SQL storage', (open) => {
   };
 
   userRepositoryContract(fresh);
-  sessionRepositoryContract(fresh);
-  throttleStoreContract(fresh);
+  // The session store alone, as the testing kit proves any store; its users exist (foreign key).
+  sessionStoreContract({
+    name: kind,
+    declares: ['purge', 'paging', 'endAll', 'lookupWithUser'],
+    open: async () => {
+      const { sessions, users } = await fresh();
+      let made = 0;
+      return {
+        sessions,
+        newUserId: async () => (await users.create(newUser({ username: `kit-${++made}` }), T0)).userId,
+      };
+    },
+  });
+  throttleStoreContract({ name: kind, declares: ['purge'], open: fresh });
+  sessionLookupContract(fresh);
   seenLogoutTokensContract(async () => (await fresh()).logoutTokens);
   serviceSecretsContract(async () => (await fresh()).secrets);
 
   describe('unbatched session lookups (as inside a transaction)', () => {
-    sessionRepositoryContract(async () => {
+    sessionLookupContract(async () => {
       await truncateAll(client);
       return { ...repositories(client, { batchLookups: false }), close: async () => {} };
     });
@@ -45,7 +59,7 @@ forEachStore('SQL storage', (open) => {
     const { users, sessions, findSessionWithUser } = repositories(observed);
     const user = await users.create(newUser({ username: 'batched' }), T0);
     const created = Array.from({ length: 20 }, () => newSession(user.userId));
-    for (const session of created) await sessions.create(session);
+    for (const session of created) await sessions.create(session, sessionKeepUntil(session, 1800));
     statements.length = 0;
     const found = await Promise.all(created.map((session) => findSessionWithUser(session.tokenHash)));
     expect(found.map((item) => item?.session.tokenHash)).toEqual(created.map((session) => session.tokenHash));

@@ -20,14 +20,21 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/project-root.js';
+import {
+  interpretationRefusal,
+  SsoInterpretationError as ServiceSsoInterpretationError,
+} from '../../src/domain/sso/sso-interpretation-error.js';
 import { freePort } from '../support/redis-server.js';
 import { TestClient } from '../support/test-server.js';
 
 const run = promisify(execFile);
+/** The npm scope the project owns (contract 9): `gatehouse` on the public registry is someone else's. */
+const SCOPE = '@gatehouse-auth';
 const ROOT = projectRoot();
 const PASSWORD = 'correct horse battery staple';
 const OUR_VERSIONS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -62,10 +69,11 @@ describe('the packages, installed from their tarballs', () => {
 
   beforeAll(async () => {
     const { stdout } = await run(process.execPath, [join(ROOT, 'scripts/pack-all.mjs')], { cwd: ROOT });
+    // npm names a scoped package's tarball `<scope>-<name>-<version>.tgz`.
     for (const path of stdout.trim().split('\n')) {
-      if (/\/gatehouse-testing-[^/]+\.tgz$/.test(path)) tarball.testing = path;
-      else if (/\/gatehouse-client-[^/]+\.tgz$/.test(path)) tarball.client = path;
-      else if (/\/gatehouse-[\d.]+\.tgz$/.test(path)) tarball.gatehouse = path;
+      if (/\/gatehouse-auth-gatehouse-testing-[^/]+\.tgz$/.test(path)) tarball.testing = path;
+      else if (/\/gatehouse-auth-gatehouse-client-[^/]+\.tgz$/.test(path)) tarball.client = path;
+      else if (/\/gatehouse-auth-gatehouse-[\d.]+\.tgz$/.test(path)) tarball.gatehouse = path;
     }
     for (const [name, path] of Object.entries(tarball)) sizes[`${name}.tgz`] = statSync(path).size;
   }, 180_000);
@@ -87,6 +95,55 @@ describe('the packages, installed from their tarballs', () => {
     sizes['gatehouse.files'] = files.length;
   });
 
+  /** Every file of a tarball, unpacked below `scratch/unpacked/<name>/package/`. */
+  async function unpacked(name: keyof typeof tarball): Promise<{ root: string; files: string[] }> {
+    const into = join(scratch, 'unpacked', name);
+    mkdirSync(into, { recursive: true });
+    await run('tar', ['-xzf', tarball[name], '-C', into]);
+    const root = join(into, 'package');
+    const files = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)));
+    return { root, files };
+  }
+
+  it('publishes each package under the project’s scope, the command keeping its name', async () => {
+    const names: Record<string, string> = {};
+    for (const name of ['gatehouse', 'testing', 'client'] as const) {
+      const { root } = await unpacked(name);
+      names[name] = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name;
+    }
+    expect(names).toEqual({
+      gatehouse: `${SCOPE}/gatehouse`,
+      testing: `${SCOPE}/gatehouse-testing`,
+      client: `${SCOPE}/gatehouse-client`,
+    });
+    const { root } = await unpacked('gatehouse');
+    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin).toEqual({
+      gatehouse: 'bin/gatehouse.js',
+    });
+  });
+
+  it('gives each tarball its own README whose relative links stay inside it, and no dangling source-map comment', async () => {
+    for (const name of ['gatehouse', 'testing', 'client'] as const) {
+      const { root, files } = await unpacked(name);
+      const readme = readFileSync(join(root, 'README.md'), 'utf8');
+      expect(readme, name).toMatch(new RegExp(`^# ${SCOPE}/gatehouse`));
+      // Markdown links and images: an absolute URL or an anchor is fine; a path must be shipped.
+      for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(?:[a-z]+:|#)/i.test(target!)) continue;
+        const path = join(root, target!.split('#')[0]!);
+        expect(files, `${name} README links to ${target}`).toContain(relative(root, path));
+      }
+      for (const file of files.filter((path) => /\.(?:c|m)?js$|\.d\.(?:c|m)?ts$/.test(path))) {
+        expect(readFileSync(join(root, file), 'utf8'), `${name}: ${file}`).not.toMatch(
+          /[#@] sourceMappingURL=/,
+        );
+      }
+      expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+    }
+  });
+
   describe('an interpreter package with gatehouse-testing', () => {
     const dir = join(scratch, 'acme-interpreter');
 
@@ -103,18 +160,10 @@ describe('the packages, installed from their tarballs', () => {
 
     it('installs none of the service’s dependencies, and stays small', () => {
       const modules = readdirSync(join(dir, 'node_modules'));
-      for (const heavy of [
-        'koa',
-        'fastify',
-        'pg',
-        '@electric-sql',
-        '@node-rs',
-        'openid-client',
-        'ioredis',
-        'gatehouse',
-      ])
+      for (const heavy of ['koa', 'fastify', 'pg', '@electric-sql', '@node-rs', 'openid-client', 'ioredis'])
         expect(modules, heavy).not.toContain(heavy);
-      sizes['gatehouse-testing installed'] = sizeOf(join(dir, 'node_modules/gatehouse-testing'));
+      expect(readdirSync(join(dir, 'node_modules', SCOPE))).toEqual(['gatehouse-testing']);
+      sizes['gatehouse-testing installed'] = sizeOf(join(dir, 'node_modules', SCOPE, 'gatehouse-testing'));
       expect(sizes['gatehouse-testing installed']).toBeLessThan(1024 * 1024);
     });
 
@@ -130,6 +179,37 @@ describe('the packages, installed from their tarballs', () => {
     }, 120_000);
   });
 
+  // At run time an interpreter is loaded by the service, where no vitest is installed: it imports
+  // SsoInterpretationError from the kit's `/errors` entry, which the service recognises.
+  it('lets an interpreter import SsoInterpretationError at run time without vitest, recognised by the service', async () => {
+    const dir = join(scratch, 'runtime-interpreter');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'runtime', private: true, type: 'module' }),
+    );
+    // As a production install would: the optional peer vitest is not installed.
+    await npmInstall(dir, tarball.testing);
+    expect(readdirSync(join(dir, 'node_modules'))).not.toContain('vitest');
+    const load = (specifier: string) =>
+      run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`], {
+        cwd: dir,
+      }).then(
+        () => 'loaded',
+        (error: { stderr?: string }) => error.stderr ?? 'failed',
+      );
+    expect(await load(`${SCOPE}/gatehouse-testing/errors`)).toBe('loaded');
+    expect(await load(`${SCOPE}/gatehouse-testing`)).toMatch(/vitest/);
+
+    const installed = join(dir, 'node_modules', SCOPE, 'gatehouse-testing/dist/testing/errors.js');
+    const { SsoInterpretationError } = (await import(pathToFileURL(installed).href)) as {
+      SsoInterpretationError: new (code: string, message: string) => Error;
+    };
+    const refusal = interpretationRefusal(new SsoInterpretationError('SSO_MULTI_GROUPS', 'two units'));
+    expect(refusal).toBeInstanceOf(ServiceSsoInterpretationError);
+    expect(refusal?.code).toBe('SSO_MULTI_GROUPS');
+  }, 120_000);
+
   describe('the service from its tarball, and apps protected by gatehouse-client', () => {
     const serviceDir = join(scratch, 'service');
     const appsDir = join(scratch, 'apps');
@@ -143,7 +223,7 @@ describe('the packages, installed from their tarballs', () => {
       new Promise<void>((resolve, reject) => {
         const child = spawn(
           process.execPath,
-          [join(serviceDir, 'node_modules/gatehouse/bin/gatehouse.js'), ...args],
+          [join(serviceDir, 'node_modules', SCOPE, 'gatehouse/bin/gatehouse.js'), ...args],
           {
             cwd: serviceDir,
             env: { PATH: process.env.PATH ?? '', DATA_DIR: join(serviceDir, 'data'), LOG_LEVEL: 'warn' },
@@ -182,7 +262,7 @@ describe('the packages, installed from their tarballs', () => {
           `koa@${OUR_VERSIONS.dependencies.koa}`,
         ),
       ]);
-      sizes['gatehouse-client installed'] = sizeOf(join(appsDir, 'node_modules/gatehouse-client'));
+      sizes['gatehouse-client installed'] = sizeOf(join(appsDir, 'node_modules', SCOPE, 'gatehouse-client'));
 
       // The administration command from the same tarball: a tenant, a group, two users.
       await gatehouseCommand(['migrate']);
@@ -200,7 +280,7 @@ describe('the packages, installed from their tarballs', () => {
       serviceUrl = `http://127.0.0.1:${port}`;
       service = spawn(
         process.execPath,
-        [join(serviceDir, 'node_modules/gatehouse/bin/gatehouse.js'), 'serve'],
+        [join(serviceDir, 'node_modules', SCOPE, 'gatehouse/bin/gatehouse.js'), 'serve'],
         {
           cwd: serviceDir,
           env: {

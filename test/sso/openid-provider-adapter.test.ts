@@ -7,6 +7,7 @@ import {
   type OpenIdClientProviderOptions,
 } from '../../src/adapters/openid/openid-client-provider.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
+import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../src/domain/sso/provider-registration.js';
 import {
   BACKCHANNEL_LOGOUT_EVENT,
   DEFAULT_REDIRECT_URI,
@@ -49,6 +50,7 @@ function adapter(overrides: Partial<OpenIdClientProviderOptions> = {}): OpenIdCl
     clientId: gatehouse.clientId,
     clientSecret: gatehouse.clientSecret!,
     clientAuth: 'client_secret_basic',
+    idTokenAlg: 'RS256',
     timeoutMs: 2_000,
     allowInsecureHttp: true,
     ...overrides,
@@ -341,9 +343,9 @@ describe('OpenIdClientProvider: ID tokens the real provider would not send', () 
     expect((await failure(login(adapter({ fetch: resignIdToken((c) => c, hs) })))).code).toBe('SSO_INVALID');
   });
 
-  it('refuses none and HS256 itself, even when the provider metadata advertises them', async () => {
-    // openid-client already refuses an alg outside id_token_signing_alg_values_supported; here the
-    // discovery document is rewritten to allow them, so only the adapter's own allow-list stands.
+  it('refuses none and HS256 even when the provider metadata advertises them (the algorithm is configured)', async () => {
+    // The discovery document is rewritten to advertise them: the expected algorithm comes from the
+    // adapter's settings (idTokenAlg), never from what the provider says it supports.
     const advertiseWeakAlgs = (inner: typeof fetch): typeof fetch =>
       (async (input: string | URL | Request, init?: RequestInit) => {
         const response = await inner(input, init);
@@ -355,10 +357,13 @@ describe('OpenIdClientProvider: ID tokens the real provider would not send', () 
     const hs = { alg: 'HS256' as const, secret: tp.clients.gatehouse.clientSecret! };
     for (const key of [hs, { alg: 'none' as const }]) {
       const provider = adapter({ fetch: advertiseWeakAlgs(resignIdToken((c) => c, key)) });
-      const error = await failure(login(provider));
-      expect(error.code).toBe('SSO_INVALID');
-      expect(error.message).toContain('JWS algorithm not allowed');
+      expect((await failure(login(provider))).code).toBe('SSO_INVALID');
     }
+  });
+
+  it('refuses to be built with an expected algorithm outside RS256, PS256, ES256, EdDSA', () => {
+    for (const idTokenAlg of ['HS256', 'none', 'RS384', ''])
+      expect(() => adapter({ idTokenAlg: idTokenAlg as 'RS256' })).toThrow(/idTokenAlg must be one of/);
   });
 
   it.each([
@@ -571,4 +576,51 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
       sid: 's-2',
     });
   });
+});
+
+describe('OpenIdClientProvider: each configurable expected algorithm, against a provider signing with it', () => {
+  it.each(ID_TOKEN_ALGORITHMS)(
+    '%s: the provider tokens are accepted, under any other expected algorithm refused',
+    async (alg) => {
+      const signing = await startTestProvider({ signingAlg: alg });
+      try {
+        const { gatehouse } = signing.clients;
+        const expecting = (idTokenAlg: IdTokenAlgorithm) =>
+          new OpenIdClientProvider({
+            issuer: signing.issuer,
+            clientId: gatehouse.clientId,
+            clientSecret: gatehouse.clientSecret!,
+            clientAuth: 'client_secret_basic',
+            idTokenAlg,
+            timeoutMs: 2_000,
+            allowInsecureHttp: true,
+          });
+        const exchange = async (provider: OpenIdClientProvider) => {
+          const n = nonce();
+          const { code } = await signing.issueCode({ accountId: 'alice', nonce: n });
+          return provider.exchangeCode({
+            authorizationCode: code,
+            redirectUri: DEFAULT_REDIRECT_URI,
+            nonce: n,
+          });
+        };
+        const right = expecting(alg);
+        const { idToken } = await exchange(right);
+        expect(JSON.parse(Buffer.from(idToken.split('.')[0]!, 'base64url').toString())).toMatchObject({
+          alg,
+        });
+        expect(await right.validateLogoutToken(signing.signLogoutToken())).toMatchObject({
+          subject: 'alice',
+        });
+
+        const wrong = expecting(alg === 'RS256' ? 'ES256' : 'RS256');
+        expect((await failure(exchange(wrong))).code).toBe('SSO_INVALID');
+        expect((await failure(wrong.validateLogoutToken(signing.signLogoutToken()))).code).toBe(
+          'SSO_INVALID',
+        );
+      } finally {
+        await signing.close();
+      }
+    },
+  );
 });

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
+import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { tokenBinding } from '../../src/domain/sso/token-sealer.port.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
@@ -125,14 +126,17 @@ for (const store of SERVICE_STORES) {
       const { sessions } = server.gatehouse.store;
       const stored = (await sessions.deleteByTokenHash(tokenHash))!;
       const ref = stored.sso!;
-      await sessions.create({
-        ...stored,
-        sso: {
-          ...ref,
-          accessTokenSealed: sealer.seal('old-access', tokenBinding('access_token', ref)),
-          refreshTokenSealed: sealer.seal('old-refresh', tokenBinding('refresh_token', ref)),
+      await sessions.create(
+        {
+          ...stored,
+          sso: {
+            ...ref,
+            accessTokenSealed: sealer.seal('old-access', tokenBinding('access_token', ref)),
+            refreshTokenSealed: sealer.seal('old-refresh', tokenBinding('refresh_token', ref)),
+          },
         },
-      });
+        sessionKeepUntil(stored, server.config.session.idleTimeoutS),
+      );
     }
 
     it('after a rotation with the former key in TOKEN_ENCRYPTION_KEYS_PREVIOUS: the logout still revokes', async () => {

@@ -108,7 +108,7 @@ for (const store of SERVICE_STORES) {
       // What the session store holds, whichever it is (the stored form: ending the session returns it).
       const { store } = server.gatehouse;
       const gail = (await store.users.findByUsername('gail'))!;
-      const listed = await store.sessions.listForUser(gail.userId, { limit: 10 });
+      const listed = await store.sessions.listForUser(gail.userId);
       expect(listed).toHaveLength(1);
       const stored = (await store.sessions.deleteByTokenHash(listed[0]!.tokenHash))!;
       const row = {

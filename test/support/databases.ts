@@ -19,7 +19,7 @@ import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlSeenLogoutTokens } from '../../src/adapters/sql/sql-seen-logout-tokens.js';
 import { SqlServiceSecrets } from '../../src/adapters/sql/sql-service-secrets.js';
 import { SqlSessionLookup } from '../../src/adapters/sql/sql-session-lookup.js';
-import { SqlSessionRepository } from '../../src/adapters/sql/sql-session-repository.js';
+import { SqlSessionStore } from '../../src/adapters/sql/sql-session-store.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import { projectRoot } from '../../src/config/project-root.js';
@@ -35,7 +35,7 @@ export const STORES: readonly StoreKind[] = ['pglite', 'postgres'];
  * transport (HTTP_TRANSPORT=fastify) instead of Koa. The HTTP suites run on all four, so every
  * store is tested through Koa and every HTTP behaviour through both transports.
  */
-export type ServiceStoreKind = StoreKind | 'redis' | 'redis-cluster' | 'fastify';
+export type ServiceStoreKind = StoreKind | 'redis' | 'redis-cluster' | 'fastify' | 'memory';
 /**
  * GATEHOUSE_TEST_MATRIX=lean (CI's second run, on Node 24): the store-parametrised HTTP suites run
  * once (PGlite on Koa); their PostgreSQL, Redis and Fastify repeats, which test the stores and the
@@ -50,6 +50,13 @@ export const SERVICE_STORES: readonly ServiceStoreKind[] = LEAN
 export const ALL_SERVICE_STORES: readonly ServiceStoreKind[] = LEAN
   ? SERVICE_STORES
   : [...SERVICE_STORES, 'redis-cluster'];
+/**
+ * For suites about one service process: the stores above and the in-memory session store
+ * (SESSION_STORE=memory, users on PGlite). Not for two instances sharing a store: memory is per process.
+ */
+export const ONE_PROCESS_STORES: readonly ServiceStoreKind[] = LEAN
+  ? SERVICE_STORES
+  : [...SERVICE_STORES, 'memory'];
 
 /** The run's Redis Cluster seed nodes (test/support/global-setup.ts), `host:port,...`. */
 export function testRedisClusterNodes(): string {
@@ -224,7 +231,7 @@ export async function truncateAll(client: SqlClient): Promise<void> {
 export interface Repositories {
   users: SqlUserRepository;
   directory: SqlDirectoryRepository;
-  sessions: SqlSessionRepository;
+  sessions: SqlSessionStore;
   throttle: SqlThrottleStore;
   audit: SqlAuditLog;
   logoutTokens: SqlSeenLogoutTokens;
@@ -238,7 +245,7 @@ export function repositories(client: SqlClient, options: { batchLookups?: boolea
   return {
     users: new SqlUserRepository(client),
     directory: new SqlDirectoryRepository(client),
-    sessions: new SqlSessionRepository(client),
+    sessions: new SqlSessionStore(client, lookup),
     throttle: new SqlThrottleStore(client),
     audit: new SqlAuditLog(client),
     logoutTokens: new SqlSeenLogoutTokens(client),

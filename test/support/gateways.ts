@@ -60,6 +60,10 @@ http {
   }
   server {
     listen 127.0.0.1:${port};
+    # nginx's defaults, stated because the recipe relies on them: a header whose name holds an
+    # underscore (Gatehouse_User_Level, which CGI and WSGI read as Gatehouse-User-Level) is dropped.
+    underscores_in_headers off;
+    ignore_invalid_headers on;
 
     location = /_gatehouse/check {
       internal;
@@ -69,6 +73,14 @@ http {
       proxy_pass_request_body off;
       proxy_set_header Content-Length "";
       proxy_set_header X-Original-URI $request_uri;
+      # What Gatehouse needs to judge the original request's Origin (the check itself is a GET).
+      proxy_set_header X-Forwarded-Method $request_method;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header X-Forwarded-Host $http_host;
+      # The answer's headers must fit here: a 200-character non-ASCII username is up to 1.8 KB
+      # percent-encoded, and imported ids have no length limit (the default is one memory page).
+      proxy_buffer_size 16k;
+      proxy_busy_buffers_size 16k;
     }
 
     location / {
@@ -105,8 +117,15 @@ export function caddyConfig(dir: string, port: number, gatehouse: string, app: s
 http://127.0.0.1:${port} {
   # In a route block the steps run in this order (Caddy would otherwise order them itself).
   route {
-    # Identity headers a client sent are dropped before anything else.
-${IDENTITY_HEADERS.map((header) => `    request_header -${header}`).join('\n')}
+    # Every header a client sent that an application could read as Gatehouse-*: Caddy keeps
+    # names in Go's canonical form (Gatehouse-User-Level, Gatehouse_user_level), so this one
+    # prefix covers any case and both the - and _ spellings.
+    request_header -Gatehouse*
+    # A client's Connection header could name the identity headers, which the proxy would then
+    # remove after forward_auth set them: it is replaced, by "Upgrade" alone for an upgrade.
+    request_header -Connection
+    @upgrade header Upgrade *
+    request_header @upgrade Connection Upgrade
     forward_auth ${gatehouse} {
       uri /api/v1/session/check/
       copy_headers ${IDENTITY_HEADERS.join(' ')}

@@ -1,8 +1,18 @@
-import type { ThrottleReservation, ThrottleStore } from '../../src/domain/login/throttle-store.port.js';
+import type {
+  ThrottleReservation,
+  ThrottleStore,
+  ThrottleStoreCapabilities,
+} from '../../src/domain/login/throttle-store.port.js';
 
 /** The ThrottleStore port in memory, following the port's documented semantics. */
 export class MemoryThrottleStore implements ThrottleStore {
+  /** Declares nothing optional: the throttle's tests need none. */
+  readonly capabilities: ThrottleStoreCapabilities = {};
   readonly rows = new Map<string, { used: number; windowStart: number }>();
+  /** The same map under the name the service's in-memory store gives it. */
+  get budgets() {
+    return this.rows;
+  }
   /** Every key given back, in order (a release of a key never reserved is a bug the map hides). */
   readonly released: Array<string | null> = [];
 

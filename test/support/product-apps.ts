@@ -9,11 +9,10 @@ import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
-import type { GatehouseState } from '../../src/adapters/http/state.js';
 import type { Gatehouse } from '../../src/gatehouse.js';
-import { sessionGuard as expressGuard } from '../../src/guards/express.js';
-import { sessionGuard as fastifyGuard, sessionPlugin as fastifyPlugin } from '../../src/guards/fastify.js';
-import { sessionGuard as koaGuard } from '../../src/guards/koa.js';
+import { gatehouseSession as expressSession } from '../../src/guards/express.js';
+import { gatehouseSession as fastifySession } from '../../src/guards/fastify.js';
+import { type GatehouseState, gatehouseSession as koaSession } from '../../src/guards/koa.js';
 
 export type ProductFramework = 'koa' | 'express' | 'fastify';
 export const PRODUCT_FRAMEWORKS: readonly ProductFramework[] = ['koa', 'express', 'fastify'];
@@ -24,57 +23,57 @@ export interface ProductApp {
   close(): Promise<void>;
 }
 
+/**
+ * `GET /api/v1/things` answers with the guard's user object exactly as the guard left it (so a
+ * stored field on it would show); `POST /api/v1/things/ack` with the username.
+ */
 export async function startProductApp(
   framework: ProductFramework,
   gatehouse: Gatehouse,
 ): Promise<ProductApp> {
   let reached = 0;
-  const seen = (user: { username: string; userId: string }, method: string) => {
+  const seen = <T>(value: T): T => {
     reached += 1;
-    return { username: user.username, userId: user.userId, method };
+    return value;
   };
   let running: RunningServer | null = null;
-  let close: () => Promise<void>;
-  let url: string;
   if (framework === 'koa') {
     const app = new Koa<GatehouseState>();
     const router = new Router<GatehouseState>();
-    router.get('/api/v1/things', koaGuard(gatehouse), (ctx) => {
-      const { user, session } = ctx.state.gatehouse!;
-      ctx.body = seen(user, session.method);
+    router.get('/api/v1/things', koaSession({ gatehouse }), (ctx) => {
+      ctx.body = seen(ctx.state.gatehouse);
     });
-    router.post('/api/v1/things/ack', koaGuard(gatehouse, { allowExpiredCredentials: true }), (ctx) => {
-      ctx.body = { username: seen(ctx.state.gatehouse!.user, '').username };
+    router.post('/api/v1/things/ack', koaSession({ gatehouse, allowExpiredCredentials: true }), (ctx) => {
+      ctx.body = { username: seen(ctx.state.gatehouse?.username) };
     });
     app.use(router.routes());
     running = await listen(app, 0, '127.0.0.1');
   } else if (framework === 'express') {
     const app = express();
-    app.get('/api/v1/things', expressGuard(gatehouse), (req, res) => {
-      const { user, session } = req.gatehouse!;
-      res.json(seen(user, session.method));
+    app.get('/api/v1/things', expressSession({ gatehouse }), (req, res) => {
+      res.json(seen(req.gatehouse));
     });
-    app.post('/api/v1/things/ack', expressGuard(gatehouse, { allowExpiredCredentials: true }), (req, res) => {
-      res.json({ username: seen(req.gatehouse!.user, '').username });
-    });
+    app.post(
+      '/api/v1/things/ack',
+      expressSession({ gatehouse, allowExpiredCredentials: true }),
+      (req, res) => {
+        res.json({ username: seen(req.gatehouse?.username) });
+      },
+    );
     running = await listen({ callback: () => app }, 0, '127.0.0.1');
   } else {
     const app = Fastify();
-    // A guard on one route, as a preHandler...
-    app.get('/api/v1/things', { preHandler: fastifyGuard(gatehouse) }, async (request) => {
-      const { user, session } = request.gatehouse!;
-      return seen(user, session.method);
-    });
-    // ...and as a plugin guarding every route of its scope.
+    // Each guard in its own scope, covering the routes registered after it there.
     await app.register(async (scope) => {
-      await scope.register(fastifyPlugin(gatehouse, { allowExpiredCredentials: true }));
-      scope.post('/api/v1/things/ack', async (request) => ({
-        username: seen(request.gatehouse!.user, '').username,
-      }));
+      await scope.register(fastifySession, { gatehouse });
+      scope.get('/api/v1/things', async (request) => seen(request.gatehouse));
     });
-    url = await app.listen({ port: 0, host: '127.0.0.1' });
-    close = () => app.close();
-    return { url, reached: () => reached, close };
+    await app.register(async (scope) => {
+      await scope.register(fastifySession, { gatehouse, allowExpiredCredentials: true });
+      scope.post('/api/v1/things/ack', async (request) => ({ username: seen(request.gatehouse?.username) }));
+    });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    return { url, reached: () => reached, close: () => app.close() };
   }
   const server = running;
   return { url: server.url, reached: () => reached, close: () => server.close(1000) };

@@ -22,6 +22,8 @@ export interface TestCluster {
   signal(port: number, signal: NodeJS.Signals): void;
   /** SIGKILL one node (a crash). */
   kill(port: number): Promise<void>;
+  /** Starts a killed node again on its port, as the same cluster node, with no keys. */
+  restart(port: number): Promise<void>;
   /** Waits until the node on `port` has been promoted to master (a failover completed). */
   waitPromoted(port: number, timeoutMs?: number): Promise<void>;
   /** Waits until every slot has a master again (cluster_state:ok seen from a live node). */
@@ -69,7 +71,9 @@ export async function startTestCluster(): Promise<TestCluster> {
     if (port < 55_000 && !ports.includes(port)) ports.push(port);
   }
   const children = new Map<number, ChildProcess>();
-  for (const port of ports) {
+  // The node's cluster configuration (its id, role and slots) stays in `dir`, so a node started
+  // again on its port rejoins the cluster as itself (its keys are gone: nothing else is on disk).
+  const startNode = (port: number) => {
     const child = spawn(
       'redis-server',
       [
@@ -90,14 +94,16 @@ export async function startTestCluster(): Promise<TestCluster> {
       { stdio: 'ignore' },
     );
     children.set(port, child);
-  }
-  for (const port of ports) {
+  };
+  const waitAnswering = async (port: number) => {
     const deadline = Date.now() + 10_000;
     while (!(await ping(port))) {
       if (Date.now() > deadline) throw new Error(`cluster node ${port} did not start`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  }
+  };
+  for (const port of ports) startNode(port);
+  for (const port of ports) await waitAnswering(port);
   const nodes = ports.map((port) => `127.0.0.1:${port}`);
   await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '1', '--cluster-yes']);
 
@@ -175,6 +181,13 @@ export async function startTestCluster(): Promise<TestCluster> {
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
       });
+    },
+    restart: async (port) => {
+      const child = children.get(port);
+      if (child && child.exitCode === null && child.signalCode === null)
+        throw new Error(`cluster node ${port} is still running`);
+      startNode(port);
+      await waitAnswering(port);
     },
     waitHealthy,
     close: async () => {

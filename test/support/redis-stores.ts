@@ -9,10 +9,10 @@ import {
   type RedisSessionSettings,
 } from '../../src/adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
+import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
-import { SplitStore } from '../../src/composition/split-store.js';
 import type { Store } from '../../src/domain/store.port.js';
 import { testMigrations, truncateAll } from './databases.js';
 
@@ -21,8 +21,15 @@ export function freshRedisSplitStores(
   sql: () => SqlClient,
   client: () => RedisClient,
   base: string,
-  settings: Omit<RedisSessionSettings, 'keyPrefix'> = { idleTimeoutS: 1800 },
-): { fresh: () => Promise<Store>; prefix: () => string } {
+  settings: Omit<RedisSessionSettings, 'keyPrefix'> = {},
+): {
+  fresh: () => Promise<Store>;
+  prefix: () => string;
+  /** The session store alone (no database), under the next key prefix: for the testing kit. */
+  freshSessions: () => Promise<{ sessions: RedisSessionRepository }>;
+  /** The throttle store alone, under the next key prefix. */
+  freshThrottle: () => Promise<{ throttle: RedisThrottleStore }>;
+} {
   let run = 0;
   const prefix = () => `${base}${run}:`;
   const fresh = async (): Promise<Store> => {
@@ -43,5 +50,13 @@ export function freshRedisSplitStores(
     // The test file owns the database and the connection: a test's close() leaves them open.
     return Object.assign(store, { close: async () => undefined });
   };
-  return { fresh, prefix };
+  const nextPrefix = () => {
+    run += 1;
+    return prefix();
+  };
+  const freshSessions = async () => ({
+    sessions: new RedisSessionRepository(client(), { ...settings, keyPrefix: nextPrefix() }),
+  });
+  const freshThrottle = async () => ({ throttle: new RedisThrottleStore(client(), nextPrefix()) });
+  return { fresh, prefix, freshSessions, freshThrottle };
 }

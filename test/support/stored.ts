@@ -3,7 +3,19 @@
  * it is: the SQL tables, or the Redis keys under the service's prefix.
  */
 import { Redis } from 'ioredis';
+import { MemorySessionStore } from '../../src/adapters/memory/memory-session-store.js';
+import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
 import type { TestServer } from './test-server.js';
+
+/** The in-memory stores of a service with SESSION_STORE=memory, or null. */
+function memoryStores(
+  server: TestServer,
+): { sessions: MemorySessionStore; throttle: MemoryThrottleStore } | null {
+  const { sessions, throttle } = server.gatehouse.store;
+  return sessions instanceof MemorySessionStore && throttle instanceof MemoryThrottleStore
+    ? { sessions, throttle }
+    : null;
+}
 
 async function withRedis<T>(
   server: TestServer,
@@ -31,6 +43,13 @@ export async function storedSessionsAsText(server: TestServer): Promise<Array<{ 
     );
     return rows.map((row) => ({ id: row.token_hash, text: row.row }));
   }
+  const memory = memoryStores(server);
+  if (memory) {
+    return memory.sessions.held().map((session) => ({
+      id: session.tokenHash,
+      text: JSON.stringify({ token_hash: session.tokenHash, ...session, last_seen_at: session.lastSeenAt }),
+    }));
+  }
   return withRedis(server, async (redis, prefix) => {
     const keys = await redis.keys(`${prefix}s:*`);
     return Promise.all(
@@ -57,6 +76,8 @@ export async function throttleAttempts(server: TestServer, key: string): Promise
     );
     return rows[0]?.failures ?? 0;
   }
+  const memory = memoryStores(server);
+  if (memory) return memory.throttle.budgets.get(key)?.used ?? 0;
   return withRedis(server, async (redis, prefix) =>
     Number((await redis.hget(`${prefix}t:${key}`, 'n')) ?? 0),
   );
@@ -73,6 +94,12 @@ export async function throttleKeys(
       [start],
     );
     return rows;
+  }
+  const memory = memoryStores(server);
+  if (memory) {
+    return [...memory.throttle.budgets]
+      .filter(([key]) => key.startsWith(start))
+      .map(([key, budget]) => ({ key, failures: budget.used }));
   }
   return withRedis(server, async (redis, prefix) => {
     const keys = await redis.keys(`${prefix}t:${start}*`);

@@ -43,7 +43,10 @@ export interface TestServer {
 }
 
 export interface StartOptions {
-  /** Where the service keeps its sessions (default pglite); `redis`: the run's redis-server, users on PGlite. */
+  /**
+   * Where the service keeps its sessions (default pglite); `redis`: the run's redis-server, users on
+   * PGlite; `memory`: in the service's process, users on PGlite.
+   */
   store?: ServiceStoreKind;
   env?: Record<string, string>;
   /** Pass a logger level to capture logs (default: 'info' captured into `logs`). */
@@ -83,6 +86,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
         }
       : {}),
     ...(options.store === 'fastify' ? { HTTP_TRANSPORT: 'fastify' } : {}),
+    ...(options.store === 'memory' ? { SESSION_STORE: 'memory' } : {}),
     ...options.env,
   });
   const rawLogs: string[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ID_TOKEN_ALGORITHMS } from '../../src/domain/sso/provider-registration.js';
 
 const OIDC = {
   OIDC_ISSUER: 'https://idp.example.com/realms/acme',
@@ -73,7 +74,32 @@ describe('loadConfig defaults (contract section 7)', () => {
       usernameClaim: 'preferred_username',
       groupClaim: 'groups',
       userLevels: [8],
+      interpreters: {},
+      providerTimeoutMs: 5000,
+      allowInsecureHttp: false,
     });
+  });
+
+  it('reads SSO_INTERPRETERS as name=module pairs and names every malformed pair', () => {
+    expect(
+      loadConfig({ SSO_INTERPRETERS: 'acme=@acme/gatehouse-sso, globex=./interpreters/globex.js' }).sso
+        .interpreters,
+    ).toEqual({
+      acme: '@acme/gatehouse-sso',
+      globex: './interpreters/globex.js',
+    });
+    for (const [value, fault] of [
+      ['acme', 'is not name=module'],
+      ['=x', 'is not name=module'],
+      ['Acme=x', 'is not name=module'],
+      ['acme=', 'is not name=module'],
+      ['claims=./mine.js', "built-in interpreter's name"],
+      ['a=x,a=y', 'is given twice'],
+    ] as const) {
+      expect(() => loadConfig({ SSO_INTERPRETERS: value }), value).toThrow(
+        new RegExp(`SSO_INTERPRETERS: .*${fault}`),
+      );
+    }
   });
 
   it('logs at info', () => {
@@ -88,8 +114,15 @@ describe('loadConfig defaults (contract section 7)', () => {
       clientSecret: 'client-secret',
       redirectUris: ['https://portal.example.com/callback'],
       timeoutMs: 5000,
+      idTokenAlg: 'RS256',
       allowInsecureHttp: false,
     });
+  });
+
+  it('expects the provider to sign with OIDC_ID_TOKEN_ALG, RS256 unless set', () => {
+    for (const alg of ID_TOKEN_ALGORITHMS) {
+      expect(loadConfig({ ...OIDC, OIDC_ID_TOKEN_ALG: alg }).oidc?.idTokenAlg).toBe(alg);
+    }
   });
 
   it('treats an empty variable as unset', () => {
@@ -152,6 +185,9 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'https://ok.example.com,not a url' }],
     ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
     ['OIDC_TIMEOUT_MS', { ...OIDC, OIDC_TIMEOUT_MS: 'soon' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'HS256' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'none' }],
+    ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'rs256' }],
     ['OIDC_REDIRECT_URIS', { ...OIDC, OIDC_REDIRECT_URIS: '' }],
     ['OIDC_CLIENT_SECRET', { ...OIDC, OIDC_CLIENT_SECRET: '' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: OIDC.OIDC_ISSUER }],

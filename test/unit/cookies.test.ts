@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   type CookieSettings,
   clearedSessionCookie,
+  deviceCookie,
+  deviceCookieName,
   MAX_COOKIE_VALUES,
   readCookies,
   sessionCookie,
@@ -90,5 +92,32 @@ describe('sessionCookie and clearedSessionCookie', () => {
       'sessionid=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax',
     );
     expect(clearedSessionCookie({ ...defaults, domain: 'example.com' })).toContain('Domain=example.com');
+  });
+});
+
+describe('deviceCookie', () => {
+  const defaults: CookieSettings = { name: 'sessionid', secure: true, sameSite: 'lax', domain: undefined };
+
+  it('is the session cookie name with _device, on the login path only, Strict', () => {
+    expect(deviceCookie(defaults, 'proof', 60)).toBe(
+      'sessionid_device=proof; Path=/api/v1/login/; Max-Age=60; HttpOnly; Secure; SameSite=Strict',
+    );
+  });
+
+  // `__Host-` requires Path=/ and no Domain: a browser drops a `__Host-` cookie on the login path.
+  it('turns a __Host- name (in any case) into __Secure-, which allows the login path', () => {
+    for (const name of ['__Host-sessionid', '__host-sessionid', '__HOST-sessionid']) {
+      expect(deviceCookieName({ ...defaults, name })).toBe('__Secure-sessionid_device');
+      expect(deviceCookie({ ...defaults, name }, 'proof', 60)).toBe(
+        '__Secure-sessionid_device=proof; Path=/api/v1/login/; Max-Age=60; HttpOnly; Secure; SameSite=Strict',
+      );
+    }
+  });
+
+  it('keeps a __Secure- name, and always marks it Secure', () => {
+    const settings = { ...defaults, name: '__Secure-gh', secure: false, domain: 'example.com' };
+    expect(deviceCookie(settings, 'proof', 60)).toBe(
+      '__Secure-gh_device=proof; Path=/api/v1/login/; Max-Age=60; Domain=example.com; HttpOnly; Secure; SameSite=Strict',
+    );
   });
 });

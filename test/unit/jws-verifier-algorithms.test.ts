@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { JwksVerifier } from '../../src/adapters/openid/jws-verifier.js';
 import { ALL_ALGS, jwksSource, refusal, signJws, testKey } from '../support/jws.js';
 
-function verifierOf(keys: unknown[]) {
-  return new JwksVerifier({ loadJwks: jwksSource(keys).load, missRefetchCooldownMs: 10_000 });
+/** A verifier expecting `algorithm` (one per provider, as configured). */
+function verifierOf(keys: unknown[], algorithm = 'RS256') {
+  return new JwksVerifier({ algorithm, loadJwks: jwksSource(keys).load, missRefetchCooldownMs: 10_000 });
 }
 
 describe('JwksVerifier: every algorithm it accepts, signed and verified', () => {
   it.each(ALL_ALGS)('verifies %s and returns the header and payload', async (alg) => {
     const key = testKey(alg, { kid: `k-${alg}`, alg, use: 'sig', key_ops: ['verify'] });
-    const verified = await verifierOf([key.jwk]).verify(signJws(key, {}, { sub: 'alice', n: 1 }));
+    const verified = await verifierOf([key.jwk], alg).verify(signJws(key, {}, { sub: 'alice', n: 1 }));
     expect(verified).toEqual({ header: { alg, kid: `k-${alg}` }, payload: { sub: 'alice', n: 1 } });
   });
 
@@ -19,14 +20,17 @@ describe('JwksVerifier: every algorithm it accepts, signed and verified', () => 
     const [header, payload, signature] = jwt.split('.') as [string, string, string];
     const bytes = Buffer.from(signature, 'base64url');
     bytes[bytes.length - 1]! ^= 0x01;
-    expect(await refusal(verifierOf([key.jwk]), `${header}.${payload}.${bytes.toString('base64url')}`)).toBe(
-      'JWS signature verification failed',
-    );
+    expect(
+      await refusal(verifierOf([key.jwk], alg), `${header}.${payload}.${bytes.toString('base64url')}`),
+    ).toBe('JWS signature verification failed');
   });
 
   it('uses a key without kid, alg, use or key_ops for a JWS without kid', async () => {
     const key = testKey('ES256');
-    await expect(verifierOf([key.jwk]).verify(signJws(key))).resolves.toHaveProperty('payload.sub', 'alice');
+    await expect(verifierOf([key.jwk], 'ES256').verify(signJws(key))).resolves.toHaveProperty(
+      'payload.sub',
+      'alice',
+    );
   });
 
   it('tries every matching key when the JWS names none', async () => {
@@ -53,8 +57,8 @@ describe('JwksVerifier: every algorithm it accepts, signed and verified', () => 
 
   it('skips the JWKS entries that are not objects', async () => {
     const key = testKey('EdDSA', { kid: 'k' });
-    await expect(verifierOf([null, 'k', 7, ['k'], key.jwk]).verify(signJws(key))).resolves.toHaveProperty(
-      'payload',
-    );
+    await expect(
+      verifierOf([null, 'k', 7, ['k'], key.jwk], 'EdDSA').verify(signJws(key)),
+    ).resolves.toHaveProperty('payload');
   });
 });

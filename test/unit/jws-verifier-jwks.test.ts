@@ -21,7 +21,11 @@ afterEach(() => {
 function setup() {
   const old = testKey('ES256', { kid: 'old' });
   const source = jwksSource([old.jwk]);
-  const verifier = new JwksVerifier({ loadJwks: source.load, missRefetchCooldownMs: COOLDOWN_MS });
+  const verifier = new JwksVerifier({
+    algorithm: 'ES256',
+    loadJwks: source.load,
+    missRefetchCooldownMs: COOLDOWN_MS,
+  });
   return { old, source, verifier };
 }
 

@@ -7,8 +7,9 @@ import { b64u, jwksSource, refusal, signJws, signRawJws, testKey } from '../supp
  * (signed by a key of the JWKS), so a removed check lets it through instead of hiding behind a
  * later one. Logout tokens reach this code from an unauthenticated endpoint.
  */
-function verifierOf(keys: unknown[]) {
-  return new JwksVerifier({ loadJwks: jwksSource(keys).load, missRefetchCooldownMs: 10_000 });
+/** A verifier expecting `algorithm` (one per provider, as configured). */
+function verifierOf(keys: unknown[], algorithm = 'RS256') {
+  return new JwksVerifier({ algorithm, loadJwks: jwksSource(keys).load, missRefetchCooldownMs: 10_000 });
 }
 
 describe('JwksVerifier refuses, each for its own reason', () => {
@@ -79,13 +80,15 @@ describe('JwksVerifier refuses, each for its own reason', () => {
   it('an RSA key under 2048 bits, whatever the padding', async () => {
     for (const alg of ['RS256', 'PS256'] as const) {
       const small = testKey(alg, { kid: 'small' }, { type: 'rsa', bits: 1024 });
-      expect(await refusal(verifierOf([small.jwk]), signJws(small))).toBe(
+      expect(await refusal(verifierOf([small.jwk], alg), signJws(small))).toBe(
         'JWS signature verification failed',
       );
     }
     // 2048 bits is enough.
     const enough = testKey('PS256', { kid: 'k' }, { type: 'rsa', bits: 2048 });
-    await expect(verifierOf([enough.jwk]).verify(signJws(enough))).resolves.toHaveProperty('payload');
+    await expect(verifierOf([enough.jwk], 'PS256').verify(signJws(enough))).resolves.toHaveProperty(
+      'payload',
+    );
   });
 });
 
@@ -109,21 +112,27 @@ describe('JwksVerifier uses no JWKS entry that is not meant for this JWS', () =>
     // An RSA key dressed with the curve of ES256 verifies an RSA signature under `alg: ES256`
     // once the key type is not compared.
     const rsa = testKey('RS256', { kid: 'k', crv: 'P-256' });
-    expect(await refusal(verifierOf([rsa.jwk]), signJws(rsa, { alg: 'ES256' }))).toBe(
+    expect(await refusal(verifierOf([rsa.jwk], 'ES256'), signJws(rsa, { alg: 'ES256' }))).toBe(
       'no provider key matches the JWS',
     );
   });
 
   it('a key on another curve than the algorithm names', async () => {
     const p384 = testKey('ES256', { kid: 'k' }, { type: 'ec', curve: 'P-384' });
-    expect(await refusal(verifierOf([p384.jwk]), signJws(p384))).toBe('no provider key matches the JWS');
+    expect(await refusal(verifierOf([p384.jwk], 'ES256'), signJws(p384))).toBe(
+      'no provider key matches the JWS',
+    );
     const ed448 = testKey('EdDSA', { kid: 'k' }, { type: 'ed448' });
-    expect(await refusal(verifierOf([ed448.jwk]), signJws(ed448))).toBe('no provider key matches the JWS');
+    expect(await refusal(verifierOf([ed448.jwk], 'EdDSA'), signJws(ed448))).toBe(
+      'no provider key matches the JWS',
+    );
   });
 
   it('a key that carries private material (d)', async () => {
     const key = testKey('ES256', { kid: 'k' });
     const privateJwk = { ...key.privateKey.export({ format: 'jwk' }), kid: 'k' };
-    expect(await refusal(verifierOf([privateJwk]), signJws(key))).toBe('no provider key matches the JWS');
+    expect(await refusal(verifierOf([privateJwk], 'ES256'), signJws(key))).toBe(
+      'no provider key matches the JWS',
+    );
   });
 });

@@ -60,7 +60,7 @@ describe('LoginThrottle per account', () => {
 
   it('tells the whole seconds to wait, rounded up, at least 1', async () => {
     const { throttle, store } = setup();
-    store.rows.set(keys.user, { used: 3, windowStart: at(-897.5).getTime() });
+    store.budgets.set(keys.user, { used: 3, windowStart: at(-897.5).getTime() });
     expect((await refusal(throttle.reserve(keys, at(0)))).retryAfterS).toBe(3);
     expect((await refusal(throttle.reserve(keys, at(1.9)))).retryAfterS).toBe(1);
     expect((await refusal(throttle.reserve(keys, at(2.499)))).retryAfterS).toBe(1);
@@ -69,10 +69,10 @@ describe('LoginThrottle per account', () => {
 
   it('takes a place in every budget or in none', async () => {
     const { throttle, store } = setup();
-    store.rows.set(keys.address!, { used: 30, windowStart: at(-840).getTime() });
+    store.budgets.set(keys.address!, { used: 30, windowStart: at(-840).getTime() });
     expect((await refusal(throttle.reserve(keys, at(0)))).retryAfterS).toBe(60);
     // The account's place, taken before the address refused, was given back.
-    expect(store.rows.get(keys.user)?.used).toBe(0);
+    expect(store.budgets.get(keys.user)?.used).toBe(0);
   });
 
   it('a success forgives the account and gives the address its place back', async () => {
@@ -80,11 +80,11 @@ describe('LoginThrottle per account', () => {
     await fail(throttle, keys, at(0));
     await fail(throttle, keys, at(0));
     await throttle.succeeded(await throttle.reserve(keys, at(1)));
-    expect(store.rows.has(keys.user)).toBe(false);
+    expect(store.budgets.has(keys.user)).toBe(false);
     expect(await fail(throttle, keys, at(2))).toEqual({ blocked: false });
     expect(await fail(throttle, keys, at(2))).toEqual({ blocked: false });
     // The address keeps its failures (2 + 2): a success on one account does not clear them.
-    expect(store.rows.get(keys.address!)?.used).toBe(4);
+    expect(store.budgets.get(keys.address!)?.used).toBe(4);
   });
 
   it('a success on the last place does not block', async () => {
@@ -140,7 +140,7 @@ describe('LoginThrottle per client address', () => {
   it('counts only the account when the address is unknown', async () => {
     const { throttle, store } = setup();
     await fail(throttle, LoginThrottle.keys('ann', null), at(0));
-    expect([...store.rows.keys()]).toEqual(['user:ann']);
+    expect([...store.budgets.keys()]).toEqual(['user:ann']);
   });
 });
 

@@ -1,14 +1,15 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
+import type { SessionAuthenticator } from '../../application/session-authenticator.js';
+import type { GatehouseUser } from '../../client/gatehouse-user.js';
 import type { Reply } from '../http/exchange.js';
 import { guardRefusal } from '../http/guard-problem.js';
-import { type ProductGuardOptions, productGuard } from '../http/session-guard.js';
+import { type GuardSettings, productGuard } from '../http/session-guard.js';
 
 declare global {
   namespace Express {
     interface Request {
-      /** Set by Gatehouse's session guard: the session and its user. */
-      gatehouse?: AuthenticatedSession;
+      /** Set by Gatehouse's session guard: who the session belongs to. */
+      gatehouse?: GatehouseUser;
     }
   }
 }
@@ -28,14 +29,14 @@ function writeExpressReply(response: Response, reply: Reply): void {
 /**
  * The session guard for a product team's own Express 5 routes (`gatehouse/express`): the Origin
  * check on unsafe methods, the session check and the expired-credentials gate. The handler finds
- * the session and user on `req.gatehouse`; a refusal is answered as problem+json (401, 403, 503),
+ * the user on `req.gatehouse`; a refusal is answered as problem+json (401, 403, 503),
  * anything else goes to Express's error handling.
  */
 export function expressSessionGuard(
   authenticator: Pick<SessionAuthenticator, 'authenticate'>,
-  options: ProductGuardOptions,
+  settings: GuardSettings,
 ): RequestHandler {
-  const guard = productGuard(authenticator, options);
+  const guard = productGuard(authenticator, settings);
   return (request: Request, response: Response, next: NextFunction) => {
     guard({
       method: request.method,
@@ -45,8 +46,8 @@ export function expressSessionGuard(
         return `${request.protocol}://${request.get('host') ?? ''}`;
       },
     }).then(
-      (session) => {
-        request.gatehouse = session;
+      (user) => {
+        request.gatehouse = user;
         next();
       },
       (error: unknown) => {

@@ -8,6 +8,7 @@ import {
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { HttpRequest, Reply } from '../http/exchange.js';
+import { type PeerView, peerView } from '../http/forwarded.js';
 import type { HttpApp } from '../http/http-app.js';
 import type { HttpCore, Matched } from '../http/http-core.js';
 import { normalizedUrl } from '../http/normalize-path.js';
@@ -30,7 +31,17 @@ function failing(error: unknown): Route {
 
 /** A Fastify request in the transport-neutral shape. */
 class FastifyHttpRequest implements HttpRequest {
-  constructor(private readonly request: FastifyRequest) {}
+  private peer: PeerView | undefined;
+
+  /** `trustedProxyHops`: the service's reading of X-Forwarded-*; none: the app's own Fastify settings. */
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly trustedProxyHops?: number,
+  ) {}
+  private get view(): PeerView {
+    this.peer ??= peerView(this.request.raw, this.trustedProxyHops ?? 0);
+    return this.peer;
+  }
   get method() {
     return this.request.method;
   }
@@ -50,9 +61,11 @@ class FastifyHttpRequest implements HttpRequest {
     return (this.request.params ?? {}) as Record<string, string>;
   }
   get clientAddress() {
+    if (this.trustedProxyHops !== undefined) return this.view.clientAddress;
     return this.request.ip || null;
   }
   get ownOrigin() {
+    if (this.trustedProxyHops !== undefined) return this.view.ownOrigin;
     return `${this.request.protocol}://${this.request.host}`;
   }
   get raw() {
@@ -60,8 +73,8 @@ class FastifyHttpRequest implements HttpRequest {
   }
 }
 
-export function fastifyRequest(request: FastifyRequest): HttpRequest {
-  return new FastifyHttpRequest(request);
+export function fastifyRequest(request: FastifyRequest, trustedProxyHops?: number): HttpRequest {
+  return new FastifyHttpRequest(request, trustedProxyHops);
 }
 
 /** Writes a neutral reply with Fastify's reply. */
@@ -95,12 +108,11 @@ export async function createFastifyApp(
     core.routes.find((route) => route.method === request.method && route.path === request.routeOptions.url) ??
     null;
   const answer = async (request: FastifyRequest, reply: FastifyReply, matched: Matched) =>
-    writeFastifyReply(reply, await core.answer(fastifyRequest(request), matched));
+    writeFastifyReply(reply, await core.answer(fastifyRequest(request, hops), matched));
   const fastify = Fastify<Server, IncomingMessage, ServerResponse>({
     logger: false,
-    // The Nth `X-Forwarded-For` entry from the right, as on Koa: the socket's peer (hop 0) and the
-    // entries added by the trusted proxies before it are believed, no further.
-    trustProxy: hops > 0 ? (_address: string, hop: number) => hop < hops : false,
+    // X-Forwarded-* are read by forwarded.ts, the same way on every transport, not by Fastify.
+    trustProxy: false,
     rewriteUrl: (request) => normalizedUrl(request.url ?? '/'),
     exposeHeadRoutes: true,
     // A path parameter of any length reaches the route, which judges it (a handle that long is 404).

@@ -1,28 +1,31 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
+import type { FastifyPluginAsync, FastifyPluginOptions, FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionAuthenticator } from '../../application/session-authenticator.js';
+import type { GatehouseUser } from '../../client/gatehouse-user.js';
 import { guardRefusal } from '../http/guard-problem.js';
-import { type ProductGuardOptions, productGuard } from '../http/session-guard.js';
+import { type GuardSettings, productGuard } from '../http/session-guard.js';
 import { fastifyRequest, writeFastifyReply } from './fastify-app.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by Gatehouse's session guard: the session and its user. */
-    gatehouse?: AuthenticatedSession;
+    /** Set by Gatehouse's session guard: who the session belongs to. */
+    gatehouse?: GatehouseUser | null;
   }
 }
 
+/** What the guard needs, from the options it is registered with. */
+export interface FastifyGuard {
+  authenticator: Pick<SessionAuthenticator, 'authenticate'>;
+  settings: GuardSettings;
+}
+
 /**
- * The session guard for a product team's own Fastify routes (`gatehouse/fastify`), as a
- * `preHandler`: `{ preHandler: guard }` on a route, or `app.addHook('preHandler', guard)`. The
- * handler finds the session and user on `request.gatehouse`; a refusal is answered as
- * problem+json (401, 403, 503).
+ * The session guard as an `onRequest` hook: it answers before Fastify reads or validates a body,
+ * so a request without a session gets 401, never a route's 400 validation details. The handler
+ * finds the user on `request.gatehouse`; a refusal is answered as problem+json (401, 403, 503).
  */
-export function fastifySessionGuard(
-  authenticator: Pick<SessionAuthenticator, 'authenticate'>,
-  options: ProductGuardOptions,
-): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  const guard = productGuard(authenticator, options);
-  return async (request, reply) => {
+function sessionHook({ authenticator, settings }: FastifyGuard) {
+  const guard = productGuard(authenticator, settings);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     try {
       request.gatehouse = await guard(fastifyRequest(request));
     } catch (error) {
@@ -34,19 +37,21 @@ export function fastifySessionGuard(
 }
 
 /**
- * The same guard as a plugin: `await app.register(fastifySessionPlugin(...))` guards every route
- * registered after it in that scope. It is not encapsulated (as `fastify-plugin` would mark it),
- * so the hook reaches the routes of the scope that registered it.
+ * The session guard for a product team's own Fastify routes (`gatehouse/fastify`), as a plugin:
+ * `await app.register(plugin, options)` guards every route registered after it in that scope. It
+ * is not encapsulated (as `fastify-plugin` would mark it), so the hook reaches the routes of the
+ * scope that registered it.
  */
-export function fastifySessionPlugin(
-  authenticator: Pick<SessionAuthenticator, 'authenticate'>,
-  options: ProductGuardOptions,
-): (instance: FastifyInstance) => Promise<void> {
-  const guard = fastifySessionGuard(authenticator, options);
-  const plugin = async (instance: FastifyInstance) => {
-    instance.decorateRequest('gatehouse', undefined);
-    instance.addHook('preHandler', guard);
+export function fastifySessionPlugin<Options extends FastifyPluginOptions>(
+  guardOf: (options: Options) => FastifyGuard,
+): FastifyPluginAsync<Options> {
+  const plugin: FastifyPluginAsync<Options> = async (instance, options) => {
+    instance.decorateRequest('gatehouse', null);
+    instance.addHook('onRequest', sessionHook(guardOf(options)));
   };
-  Object.assign(plugin, { [Symbol.for('skip-override')]: true });
+  Object.assign(plugin, {
+    [Symbol.for('skip-override')]: true,
+    [Symbol.for('fastify.display-name')]: 'gatehouse-session',
+  });
   return plugin;
 }

@@ -55,9 +55,18 @@ export function clearedSessionCookie(settings: CookieSettings): string {
   return `${settings.name}=; ${attributes(settings, 0)}`;
 }
 
-/** The device proof's cookie: the session cookie's name with `_device` (issue 11, finding 4). */
+const HOST_PREFIX = /^__host-/i;
+const SECURE_PREFIX = /^__secure-/i;
+
+/**
+ * The device proof's cookie: the session cookie's name with `_device`. A `__Host-` name cannot be
+ * reused, since `__Host-` requires `Path=/` and the device cookie is scoped to the login path:
+ * browsers would drop it (and compare prefixes case-insensitively). It becomes `__Secure-`, which
+ * keeps what matters here (only a secure origin can set it) and allows the narrower path.
+ */
 export function deviceCookieName(settings: CookieSettings): string {
-  return `${settings.name}_device`;
+  const name = settings.name.replace(HOST_PREFIX, '__Secure-');
+  return `${name}_device`;
 }
 
 /**
@@ -66,10 +75,12 @@ export function deviceCookieName(settings: CookieSettings): string {
  * says the browser logged in as this user, not that it still is.
  */
 export function deviceCookie(settings: CookieSettings, proof: string, maxAgeS: number): string {
-  const parts = [`${deviceCookieName(settings)}=${proof}`, 'Path=/api/v1/login/', `Max-Age=${maxAgeS}`];
+  const name = deviceCookieName(settings);
+  const parts = [`${name}=${proof}`, 'Path=/api/v1/login/', `Max-Age=${maxAgeS}`];
   if (settings.domain) parts.push(`Domain=${settings.domain}`);
   parts.push('HttpOnly');
-  if (settings.secure) parts.push('Secure');
+  // A `__Secure-` name is dropped by browsers without the attribute.
+  if (settings.secure || SECURE_PREFIX.test(name)) parts.push('Secure');
   parts.push('SameSite=Strict');
   return parts.join('; ');
 }

@@ -7,7 +7,7 @@ import type { HttpRequest } from './exchange.js';
 import { Reply } from './exchange.js';
 import { originRefusal } from './origin-check.js';
 import { problemBody, STATUS_BY_CODE } from './problem.js';
-import { allowedMethods, type Route } from './route.js';
+import { allowedMethods, catchAllRoute, pathMatches, type Route } from './route.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { checkSession } from './session-guard.js';
 
@@ -45,9 +45,11 @@ export type Matched = { route: Route } | { route: null };
  */
 export class HttpCore {
   private readonly trusted: ReadonlySet<string>;
+  private readonly table: ReadonlySet<Route>;
 
   constructor(private readonly options: HttpCoreOptions) {
     this.trusted = new Set(options.trustedOrigins);
+    this.table = new Set(options.routes);
   }
 
   get routes(): readonly Route[] {
@@ -96,10 +98,20 @@ export class HttpCore {
     return reply;
   }
 
-  private async run(request: HttpRequest, matched: Matched, reply: Reply): Promise<void> {
-    const refusal = originRefusal(request, this.trusted);
-    if (refusal) throw refusal;
+  /**
+   * The route the framework's router found, if it holds under the one routing rule (route.ts). A
+   * route outside the table stands for a failure the framework met before routing.
+   */
+  private routed(matched: Matched, path: string): Route | null {
     const { route } = matched;
+    if (!route || !this.table.has(route)) return route;
+    return pathMatches(route.path, path) ? route : null;
+  }
+
+  private async run(request: HttpRequest, matched: Matched, reply: Reply): Promise<void> {
+    const route = this.routed(matched, request.path) ?? catchAllRoute(this.options.routes, request.path);
+    const refusal = originRefusal(route?.originOf?.(request) ?? request, this.trusted);
+    if (refusal) throw refusal;
     if (!route) {
       const allowed = allowedMethods(this.options.routes, request.path);
       if (allowed.length === 0) throw new DomainError('NOT_FOUND', 'No such resource.');

@@ -1,26 +1,13 @@
+import { crossSiteRefusal, type OriginFacts } from '../../client/origin-rule.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
-import type { HttpRequest } from './exchange.js';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** What the Origin check reads of a request, whichever framework received it. */
-export type OriginFacts = Pick<HttpRequest, 'method' | 'header' | 'ownOrigin'>;
+export type { OriginFacts } from '../../client/origin-rule.js';
 
 /**
- * CSRF defence beside JSON-only bodies and SameSite cookies (ASVS 3.5.1-3.5.3): a state-changing
- * request whose `Origin` names another site not in TRUSTED_ORIGINS, or whose `Sec-Fetch-Site`
- * says cross-site without a trusted Origin, is refused. Why, or null (safe methods always pass).
+ * The Origin rule (`crossSiteRefusal`, one rule for the service, the guards and the client) as
+ * the service answers it: 403 ORIGIN_REJECTED, or null.
  */
 export function originRefusal(request: OriginFacts, trusted: ReadonlySet<string>): DomainError | null {
-  if (SAFE_METHODS.has(request.method)) return null;
-  const origin = request.header('origin');
-  const fetchSite = request.header('sec-fetch-site').toLowerCase();
-  const originTrusted = origin !== '' && (origin === request.ownOrigin || trusted.has(origin));
-  if (origin !== '' && !originTrusted) {
-    return new DomainError('ORIGIN_REJECTED', 'Requests from this origin are not accepted.');
-  }
-  if (fetchSite === 'cross-site' && !originTrusted) {
-    return new DomainError('ORIGIN_REJECTED', 'Cross-site requests are not accepted.');
-  }
-  return null;
+  const reason = crossSiteRefusal(request, trusted);
+  return reason === null ? null : new DomainError('ORIGIN_REJECTED', reason);
 }

@@ -1,5 +1,6 @@
 import type { AuthenticatedSession } from '../../application/session-authenticator.js';
 import type { HttpRequest, Reply } from './exchange.js';
+import type { OriginFacts } from './origin-check.js';
 
 export type RouteMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -15,6 +16,18 @@ export interface Route {
    * PASSWORD_EXPIRED otherwise), `live-expired-allowed` (spec 5.4: the password change), or none.
    */
   session?: 'live' | 'live-expired-allowed';
+  /**
+   * Forward auth (contract 4a), where a gateway asks with the original request's method (and, for
+   * Envoy, its path after the route's): `'path'` also answers every other method at `path`,
+   * `'subtree'` every method at `path` and under it. HttpCore finds such a route when the
+   * framework's router found none, so no method gets an answer without the route's session check.
+   */
+  catchAll?: 'path' | 'subtree';
+  /**
+   * The request whose Origin is checked (contract 3): this one by default; forward auth checks
+   * the request the gateway asks about.
+   */
+  originOf?(request: HttpRequest): OriginFacts;
   handle(request: HttpRequest, reply: Reply, session: AuthenticatedSession | null): Promise<void> | void;
 }
 
@@ -24,13 +37,34 @@ export function sessionOf(session: AuthenticatedSession | null): AuthenticatedSe
   return session;
 }
 
-function matches(pattern: string, path: string): boolean {
+/**
+ * The one routing rule of every transport: a path names a route when it equals the route's path
+ * byte for byte (case-sensitive, percent-escapes not decoded, doubled slashes not collapsed), a
+ * `:parameter` standing for one non-empty segment. Frameworks' routers are laxer each in its own
+ * way (Koa's ignores case, Fastify's decodes escapes), so a gateway rule on `/metrics` would not
+ * cover `/METRICS` or `/%6Detrics`; both transports answer 404 for those.
+ */
+export function pathMatches(pattern: string, path: string): boolean {
   const want = pattern.split('/');
   const have = path.split('/');
   if (want.length !== have.length) return false;
   return want.every((segment, index) =>
     segment.startsWith(':') ? have[index] !== '' : segment === have[index],
   );
+}
+
+/** The catch-all route answering `path` when the framework's router matched nothing, or null. */
+export function catchAllRoute(routes: readonly Route[], path: string): Route | null {
+  let found: Route | null = null;
+  for (const route of routes) {
+    const covers =
+      route.catchAll === 'path'
+        ? path === route.path
+        : route.catchAll === 'subtree' && path.startsWith(route.path);
+    // The most specific one: a subtree under another route's path is its own.
+    if (covers && (!found || route.path.length > found.path.length)) found = route;
+  }
+  return found;
 }
 
 /**
@@ -40,7 +74,7 @@ function matches(pattern: string, path: string): boolean {
 export function allowedMethods(routes: readonly Route[], path: string): string[] {
   const methods = new Set<string>();
   for (const route of routes) {
-    if (!matches(route.path, path)) continue;
+    if (!pathMatches(route.path, path)) continue;
     methods.add(route.method);
     if (route.method === 'GET') methods.add('HEAD');
   }

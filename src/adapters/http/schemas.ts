@@ -240,8 +240,8 @@ export const healthResponseSchema = z.object({ status: z.literal('ok') }).meta({
 export const readinessResponseSchema = z
   .object({
     status: z.enum(['ready', 'unavailable']),
-    /** Where sessions live: `sql` (the database), `redis` (one server) or `redis-cluster`. */
-    session_store: z.enum(['sql', 'redis', 'redis-cluster']),
+    /** Where sessions live: `sql` (the database), `memory` (this process), `redis` (one server) or `redis-cluster`. */
+    session_store: z.enum(['sql', 'memory', 'redis', 'redis-cluster']),
   })
   .meta({ id: 'Readiness' });
 

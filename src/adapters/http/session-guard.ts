@@ -1,9 +1,11 @@
 import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
+import type { GatehouseUser } from '../../client/gatehouse-user.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
+import type { User } from '../../domain/user/user.js';
 import { readCookies } from './cookies.js';
 import { type OriginFacts, originRefusal } from './origin-check.js';
 
-export interface SessionGuardOptions {
+export interface SessionCheckSettings {
   cookieName: string;
   /**
    * Spec 5.4: a session whose credentials expired may only change the password or log out.
@@ -20,10 +22,10 @@ export interface SessionGuardOptions {
 export async function checkSession(
   authenticator: Pick<SessionAuthenticator, 'authenticate'>,
   cookieHeader: string,
-  options: SessionGuardOptions,
+  settings: SessionCheckSettings,
 ): Promise<AuthenticatedSession> {
-  const authenticated = await authenticator.authenticate(readCookies(cookieHeader, options.cookieName));
-  if (authenticated.credentials.isExpired && !options.allowExpiredCredentials) {
+  const authenticated = await authenticator.authenticate(readCookies(cookieHeader, settings.cookieName));
+  if (authenticated.credentials.isExpired && !settings.allowExpiredCredentials) {
     throw new DomainError(
       'PASSWORD_EXPIRED',
       'The password has expired. Change it before doing anything else.',
@@ -32,7 +34,7 @@ export async function checkSession(
   return authenticated;
 }
 
-export interface ProductGuardOptions extends SessionGuardOptions {
+export interface GuardSettings extends SessionCheckSettings {
   /**
    * Origins besides the product app's own whose state-changing requests are accepted (the
    * portal's, when it calls this app's API from a browser). Default: none.
@@ -41,19 +43,33 @@ export interface ProductGuardOptions extends SessionGuardOptions {
 }
 
 /**
+ * The user object a guard hands to the product's handler (contract 9): who the session belongs
+ * to and nothing else, so that no stored field (the password hash above all) can be sent on.
+ */
+export function guardUser(user: User): GatehouseUser {
+  return {
+    userId: user.userId,
+    username: user.username,
+    userLevel: user.userLevel,
+    ...(user.tenantId ? { tenantId: user.tenantId } : {}),
+    ...(user.groupId ? { groupId: user.groupId } : {}),
+  };
+}
+
+/**
  * What the guards for product teams' own routes (Koa, Express, Fastify) check. A
  * cookie-authenticated route is a CSRF target, and a product app has no Gatehouse Origin check in
  * front of it: so for unsafe methods a foreign `Origin` or a cross-site `Sec-Fetch-Site` is refused
- * first (403 ORIGIN_REJECTED, issue 11, finding 11), then the session is checked.
+ * first (403 ORIGIN_REJECTED), then the session is checked. The answer is the session's user.
  */
 export function productGuard(
   authenticator: Pick<SessionAuthenticator, 'authenticate'>,
-  options: ProductGuardOptions,
-): (request: OriginFacts) => Promise<AuthenticatedSession> {
-  const trusted = new Set(options.trustedOrigins ?? []);
+  settings: GuardSettings,
+): (request: OriginFacts) => Promise<GatehouseUser> {
+  const trusted = new Set(settings.trustedOrigins ?? []);
   return async (request) => {
     const refusal = originRefusal(request, trusted);
     if (refusal) throw refusal;
-    return checkSession(authenticator, request.header('cookie'), options);
+    return guardUser((await checkSession(authenticator, request.header('cookie'), settings)).user);
   };
 }

@@ -1,8 +1,7 @@
-import type { AuthenticatedSession } from '../../application/session-authenticator.js';
+import type { GatehouseUser } from '../../client/gatehouse-user.js';
 
-/** What Gatehouse middleware puts on `ctx.state`. */
+/** What Gatehouse's session guard puts on Koa's `ctx.state`. */
 export interface GatehouseState {
-  requestId: string;
-  /** Set by the session guard. */
-  gatehouse?: AuthenticatedSession;
+  /** Who the session belongs to (contract 9). */
+  gatehouse?: GatehouseUser;
 }

@@ -1,13 +1,24 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { HttpRequest, Reply } from '../http/exchange.js';
+import { type PeerView, peerView } from '../http/forwarded.js';
 import type { HttpApp } from '../http/http-app.js';
 import type { HttpCore, Matched } from '../http/http-core.js';
 import { normalizedPath } from '../http/normalize-path.js';
 
 /** A Koa request in the transport-neutral shape; the costlier parts are read only when asked. */
 class KoaRequest implements HttpRequest {
-  constructor(private readonly ctx: Context) {}
+  private peer: PeerView | undefined;
+
+  /** `trustedProxyHops`: the service's reading of X-Forwarded-*; none: the app's own Koa settings. */
+  constructor(
+    private readonly ctx: Context,
+    private readonly trustedProxyHops?: number,
+  ) {}
+  private get view(): PeerView {
+    this.peer ??= peerView(this.ctx.req, this.trustedProxyHops ?? 0);
+    return this.peer;
+  }
   get method() {
     return this.ctx.method;
   }
@@ -24,9 +35,11 @@ class KoaRequest implements HttpRequest {
     return (this.ctx as Context & { params?: Record<string, string> }).params ?? {};
   }
   get clientAddress() {
+    if (this.trustedProxyHops !== undefined) return this.view.clientAddress;
     return this.ctx.ip || null;
   }
   get ownOrigin() {
+    if (this.trustedProxyHops !== undefined) return this.view.ownOrigin;
     // Not `ctx.origin`: since Koa 3 that is the request's own Origin header, which always matched.
     return `${this.ctx.protocol}://${this.ctx.host}`;
   }
@@ -49,8 +62,8 @@ export function writeKoaReply(ctx: Context, reply: Reply): void {
   }
 }
 
-export function koaRequest(ctx: Context): HttpRequest {
-  return new KoaRequest(ctx);
+export function koaRequest(ctx: Context, trustedProxyHops?: number): HttpRequest {
+  return new KoaRequest(ctx, trustedProxyHops);
 }
 
 export interface KoaAppOptions {
@@ -60,15 +73,14 @@ export interface KoaAppOptions {
 
 /** The API on Koa: Koa's router finds the route, HttpCore answers it. */
 export function createKoaApp(core: HttpCore, options: KoaAppOptions): HttpApp & { koa: Koa } {
-  // Behind N proxies, the client address is the Nth `X-Forwarded-For` entry from the right (Koa
-  // keeps the last N, and `ctx.ip` is the first of those): each proxy appended the address it
-  // saw, and whatever stands further left was sent by the client, so it proves nothing.
+  // X-Forwarded-* are read by forwarded.ts, the same way on every transport, not by Koa (which
+  // takes the leftmost X-Forwarded-Proto and -Host, where a client's own value stands).
   const hops = options.trustedProxyHops;
-  const koa = new Koa({ proxy: hops > 0, maxIpsCount: Math.max(hops, 1) });
+  const koa = new Koa();
   // Every failure is answered by HttpCore; this only silences Koa's default stderr printing.
   koa.silent = true;
   const answer = async (ctx: Context, matched: Matched) =>
-    writeKoaReply(ctx, await core.answer(koaRequest(ctx), matched));
+    writeKoaReply(ctx, await core.answer(koaRequest(ctx, hops), matched));
   koa.use(async (ctx, next) => {
     ctx.path = normalizedPath(ctx.path);
     await next();

@@ -4,6 +4,7 @@ import type {
   SessionCheckObserver,
   SessionCheckOutcome,
 } from '../../application/login-events.js';
+import { SESSION_END_REASONS } from '../../application/session-ending.js';
 import { LOGIN_DENIAL_REASONS } from '../../domain/login/login-policy.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { observedSqlClient } from './observed-sql-client.js';
@@ -53,15 +54,8 @@ export const LOGIN_FAILURE_REASONS: ReadonlySet<string> = new Set([
   'service_unavailable',
 ]);
 
-const SESSION_END_REASONS: ReadonlySet<string> = new Set([
-  'logout',
-  'sso_logout',
-  'backchannel_logout',
-  'password_changed',
-  'revoked',
-  'revoked_others',
-  'user_disabled',
-]);
+/** Every way a session ends is a reason of its own (`SessionEnding`); anything else is `other`. */
+const END_REASONS: ReadonlySet<string> = new Set(SESSION_END_REASONS);
 
 /** Statement names are constants in the repositories; anything else is `other`. */
 const STATEMENT_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -111,10 +105,12 @@ export class GatehouseMetrics {
     });
     this.#sessionsEnded = new Counter({
       name: 'gatehouse_sessions_ended_total',
-      help: 'Sessions ended, by reason (logout, sso_logout, backchannel_logout, password_changed, ...).',
+      help: 'Sessions ended, by reason (logout, revoked, session_limit, idle_timeout, administrator, ...).',
       labelNames: ['reason'],
       registers,
     });
+    // Every reason is exposed from the start (at 0), so a rate over it needs no first occurrence.
+    for (const reason of SESSION_END_REASONS) this.#sessionsEnded.labels(reason).inc(0);
     this.#clientAborts = new Counter({
       name: 'gatehouse_client_aborts_total',
       help: 'Requests whose client closed the connection before the request was read (logged at info, status 499).',
@@ -194,7 +190,7 @@ export class GatehouseMetrics {
       },
       sessionCookiesAmbiguous: (event) => inner.sessionCookiesAmbiguous?.(event),
       sessionEnded: (event) => {
-        this.#sessionsEnded.labels(SESSION_END_REASONS.has(event.why) ? event.why : 'other').inc(event.count);
+        this.#sessionsEnded.labels(END_REASONS.has(event.reason) ? event.reason : 'other').inc(event.count);
         inner.sessionEnded(event);
       },
       passwordChanged: (event) => {

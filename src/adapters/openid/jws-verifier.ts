@@ -1,7 +1,10 @@
 import { constants, createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 import { ssoError } from './openid-errors.js';
 
-/** Asymmetric JWS algorithms we accept; `none` and the HMAC family are never accepted. */
+/**
+ * Asymmetric JWS algorithms the verifier can check; `none` and the HMAC family never. Each verifier
+ * accepts exactly one of them, the one its provider is configured with.
+ */
 const ALGORITHMS: Record<
   string,
   { kty: string; hash: string | null; crv?: string; pss?: boolean; ec?: boolean }
@@ -30,6 +33,11 @@ export interface VerifiedJws {
 type Jwk = JsonWebKey & { kid?: string; alg?: string; use?: string; key_ops?: string[] };
 
 export interface JwksVerifierOptions {
+  /**
+   * The one algorithm accepted (RFC 8725 3.1): a JWS under any other is refused, even when the
+   * provider publishes a key for it (algorithm confusion across its own keys).
+   */
+  algorithm: string;
   /** Fetches the provider's JWKS document (time-outs and HTTPS policy are the caller's). */
   loadJwks: () => Promise<unknown>;
   /**
@@ -68,6 +76,9 @@ export class JwksVerifier {
   readonly #imported = new WeakMap<Jwk, KeyObject>();
 
   constructor(options: JwksVerifierOptions) {
+    if (!Object.hasOwn(ALGORITHMS, options.algorithm)) {
+      throw new Error(`JWS algorithm ${options.algorithm} is not supported`);
+    }
     this.#options = options;
   }
 
@@ -82,9 +93,8 @@ export class JwksVerifier {
     if (parts.length !== 3) throw invalid('not a signed JWT');
     const [encodedHeader = '', encodedPayload = '', encodedSignature = ''] = parts;
     const header = parsePart(encodedHeader, 'header');
-    const alg = header.alg;
-    if (typeof alg !== 'string' || !Object.hasOwn(ALGORITHMS, alg))
-      throw invalid('JWS algorithm not allowed');
+    const alg = this.#options.algorithm;
+    if (header.alg !== alg) throw invalid('JWS algorithm not allowed');
     if (header.crit !== undefined) throw invalid('unsupported JWS crit header');
     // RFC 7797: b64 is only meaningful listed in crit, which is refused above; present alone it
     // is a malformed JWS, never one to read as if it were absent (issue 14, finding 8).

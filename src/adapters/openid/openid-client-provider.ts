@@ -21,6 +21,7 @@ import type {
   ProviderLogoutRequest,
   ValidatedTokenSet,
 } from '../../domain/sso/openid-provider.port.js';
+import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../domain/sso/provider-registration.js';
 import { boundedResponse } from './bounded-response.js';
 import { JwksVerifier } from './jws-verifier.js';
 import { failedInTransit, ssoError, translate } from './openid-errors.js';
@@ -33,6 +34,12 @@ export interface OpenIdClientProviderOptions {
   clientId: string;
   clientSecret?: string;
   clientAuth: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  /**
+   * The one algorithm this provider signs ID tokens and back-channel logout tokens with. Set by
+   * configuration, never taken from what the provider advertises: a token under any other
+   * algorithm is refused, even when the provider publishes a key for it.
+   */
+  idTokenAlg: IdTokenAlgorithm;
   /** Private key (JWK, with `kid` when the provider knows several) for private_key_jwt. */
   privateKeyJwk?: JsonWebKey;
   /** Bound on every single HTTP request to the provider (discovery, token, JWKS, revocation). */
@@ -134,11 +141,15 @@ export class OpenIdClientProvider implements OpenIdProvider {
       throw new Error(`${options.clientAuth} needs clientSecret`);
     }
     if (!(options.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
+    if (!ID_TOKEN_ALGORITHMS.includes(options.idTokenAlg)) {
+      throw new Error(`idTokenAlg must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}`);
+    }
 
     this.#options = options;
     this.#toleranceS = options.clockToleranceS ?? 30;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#verifier = new JwksVerifier({
+      algorithm: options.idTokenAlg,
       loadJwks: () => this.#loadJwks(),
       missRefetchCooldownMs: options.jwksMissRefetchCooldownMs ?? 10_000,
     });
@@ -323,7 +334,8 @@ export class OpenIdClientProvider implements OpenIdProvider {
     const config = await discovery(
       new URL(o.issuer),
       o.clientId,
-      { [clockTolerance]: this.#toleranceS },
+      // openid-client checks the ID token's alg against this instead of the provider's metadata.
+      { id_token_signed_response_alg: o.idTokenAlg, [clockTolerance]: this.#toleranceS },
       await this.#clientAuth(),
       {
         [customFetch]: this.#timedFetch,

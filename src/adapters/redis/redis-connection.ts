@@ -21,6 +21,11 @@ export interface RedisConnectionSettings {
  * (`enableOfflineQueue: false`): a request that cannot reach Redis fails at once (503) instead of
  * waiting for a reconnection that may take seconds; the connection itself reconnects in the
  * background, so the service recovers without a restart.
+ *
+ * No automatic pipelining: ioredis runs one automatic batch per node at a time, so behind a batch
+ * stalled on a frozen node the next waits for the first's time-out before its own starts, and a
+ * request took twice the command time-out. Sent one by one, every command gets the time-out from
+ * its own sending (throughput measured the same either way, on one server and on a cluster).
  */
 function commonOptions(settings: RedisConnectionSettings): RedisOptions {
   return {
@@ -47,8 +52,13 @@ export function connectRedis(settings: RedisConnectionSettings): RedisClient {
         retryDelayOnClusterDown: 200,
         retryDelayOnTryAgain: 200,
         maxRedirections: 16,
-        enableOfflineQueue: true,
-        enableAutoPipelining: true,
+        // While the client has no usable cluster (every node down, or reconnecting), a command
+        // fails at once (503) instead of waiting in the client's queue, which has no time-out:
+        // with the queue, a whole-cluster outage held every request until the cluster returned.
+        // A failover keeps the client ready, so the retries above still cover it.
+        enableOfflineQueue: false,
+        // Reconnects for ever, at most a second apart: the service serves again by itself once a
+        // node answers.
         clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
         redisOptions: {
           ...commonOptions(settings),
@@ -66,7 +76,6 @@ export function connectRedis(settings: RedisConnectionSettings): RedisClient {
   return new Redis(settings.url, {
     ...commonOptions(settings),
     ...tls,
-    enableAutoPipelining: true,
     lazyConnect: false,
   });
 }

@@ -1,6 +1,12 @@
 import type { RedisClient } from './redis-connection.js';
 
 /**
+ * The score of a user's index member claimed for eviction: below every last-seen time, so it is
+ * neither counted as live nor chosen again; a session touched meanwhile gets its last-seen back.
+ */
+const CLAIMED = -1;
+
+/**
  * The Lua scripts Gatehouse runs. Each touches the keys of one hash slot only (the session key, or
  * one user's index), so none can fail with CROSSSLOT on a cluster; ioredis sends them by SHA and
  * loads them on a node that does not know them yet (after a failover included).
@@ -24,21 +30,18 @@ const SCRIPTS = {
       return v`,
   },
   /**
-   * KEYS[1] session; ARGV: now ms, idle ms, grace ms. Moves last-seen forward only, and the key's
-   * time to live with it (until the earlier time-out, plus the grace); returns the record when it
-   * moved, so the caller can move the user's index too.
+   * KEYS[1] session; ARGV: now ms, ttl ms (until the session's keep-until). Moves last-seen
+   * forward only, and the key's time to live with it; returns the record when it moved, so the
+   * caller can move the user's index too.
    */
   gatehouseSessionTouch: {
     numberOfKeys: 1,
     lua: `
       local v = redis.call('HMGET', KEYS[1], 'r', 'l')
       if not v[1] then return false end
-      local now = tonumber(ARGV[1])
-      if now <= tonumber(v[2]) then return false end
+      if tonumber(ARGV[1]) <= tonumber(v[2]) then return false end
       redis.call('HSET', KEYS[1], 'l', ARGV[1])
-      local record = cjson.decode(v[1])
-      local ends = math.min(record.e, now + tonumber(ARGV[2]))
-      redis.call('PEXPIRE', KEYS[1], math.max(ends - now, 0) + tonumber(ARGV[3]))
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
       return v[1]`,
   },
   /**
@@ -52,17 +55,24 @@ const SCRIPTS = {
       return 1`,
   },
   /**
-   * KEYS[1] a user's index; ARGV: keep. Pops the members beyond the \`keep\` most recently used
+   * KEYS[1] a user's index; ARGV: keep. Claims the members beyond the \`keep\` most recently used
    * (lowest last-seen first, the oldest created first among equals: members begin with the
-   * creation time). One script per user's slot: concurrent logins of one user are serialised, so
-   * each surplus session is popped exactly once.
+   * creation time) by scoring them CLAIMED, and returns every claimed member, those of an earlier
+   * eviction that did not finish included. A claimed member stays in the index until its session
+   * is deleted, so a session whose deletion failed is still found by "end all". One script per
+   * user's slot: concurrent logins of one user are serialised, so each surplus session is claimed
+   * exactly once (a session that two callers both try to end is ended, and returned, once).
    */
   gatehouseUserEvict: {
     numberOfKeys: 1,
     lua: `
-      local surplus = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
-      if surplus <= 0 then return {} end
-      return redis.call('ZPOPMIN', KEYS[1], surplus)`,
+      local surplus = redis.call('ZCOUNT', KEYS[1], '0', '+inf') - tonumber(ARGV[1])
+      if surplus > 0 then
+        for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '0', '+inf', 'LIMIT', 0, surplus)) do
+          redis.call('ZADD', KEYS[1], ${CLAIMED}, member)
+        end
+      end
+      return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(0')`,
   },
   /**
    * KEYS[1] a throttle key; ARGV: now ms, limit, window ms. Takes one attempt from the key's

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Cluster } from 'ioredis';
-import type {
-  LoginMethod,
-  ProviderTokens,
-  SessionRecord,
-  StoredSession,
+import {
+  EXPIRED_SESSION_GRACE_MS,
+  type LoginMethod,
+  type ProviderTokens,
+  type SessionRecord,
+  type StoredSession,
 } from '../../domain/session/session.js';
-import type { SessionPage, SessionRepository } from '../../domain/session/session-repository.port.js';
+import type { SessionStore, SessionStoreCapabilities } from '../../domain/session/session-store.port.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-errors.js';
 import { type ScriptedPipeline, type ScriptedRedis, scriptedPipeline, withScripts } from './redis-scripts.js';
@@ -14,8 +15,6 @@ import { type ScriptedPipeline, type ScriptedRedis, scriptedPipeline, withScript
 export interface RedisSessionSettings {
   /** Prefix of every key (REDIS_KEY_PREFIX), so several deployments can share one Redis. */
   keyPrefix: string;
-  /** SESSION_IDLE_TIMEOUT_S: a key lives until its session's earlier time-out, plus the grace. */
-  idleTimeoutS: number;
   /**
    * Replicas that must hold a session's creation or deletion before it is answered (Redis `WAIT`
    * on the session's node): 1 on a cluster, so an answered revocation survives the loss of its
@@ -23,13 +22,6 @@ export interface RedisSessionSettings {
    */
   replicaAcks?: { replicas: number; timeoutMs: number };
 }
-
-/**
- * How long a timed-out session's key outlives its time-out: a session presented again within it
- * still ends with its `session_expired` audit record, as on the SQL store (whose purge runs every
- * few minutes); one never presented again is reclaimed by Redis itself.
- */
-export const EXPIRED_SESSION_GRACE_MS = 10 * 60_000;
 
 /** The session record as stored (field `r`): short names, times in ms. */
 interface StoredRecord {
@@ -100,7 +92,12 @@ function tokenHashOfMember(member: string): string {
  * indexes are written before the session and cleaned after it, so an index may name a session
  * that is gone (read as absent, removed when met), never miss one that exists.
  */
-export class RedisSessionRepository implements SessionRepository {
+export class RedisSessionRepository implements SessionStore {
+  /**
+   * None: Redis forgets each key at its time to live (no purge), and "end all" or paging would
+   * need a SCAN of every key on every master; the application's fallbacks serve them instead.
+   */
+  readonly capabilities: SessionStoreCapabilities = {};
   private readonly redis: ScriptedRedis;
   private readonly prefix: string;
 
@@ -128,11 +125,11 @@ export class RedisSessionRepository implements SessionRepository {
     ];
   }
 
-  create(session: StoredSession): Promise<void> {
+  create(session: StoredSession, keepUntil: Date): Promise<void> {
     return redisCall(async () => {
       const lastSeen = session.lastSeenAt.getTime();
-      const ends = Math.min(session.expiresAt.getTime(), lastSeen + this.settings.idleTimeoutS * 1000);
-      const ttl = Math.max(ends - session.createdAt.getTime(), 0) + EXPIRED_SESSION_GRACE_MS;
+      // Relative to the session's own times (not this host's clock), as a time to live.
+      const ttl = Math.max(keepUntil.getTime() - lastSeen, 1);
       const indexTtl =
         Math.max(session.expiresAt.getTime() - session.createdAt.getTime(), 0) + EXPIRED_SESSION_GRACE_MS;
       // Indexes first: a session that exists is always in them. Each slot's writes go as one
@@ -195,13 +192,12 @@ export class RedisSessionRepository implements SessionRepository {
     });
   }
 
-  touch(tokenHash: string, now: Date): Promise<void> {
+  touch(tokenHash: string, now: Date, keepUntil: Date): Promise<void> {
     return redisCall(async () => {
       const moved = (await this.redis.gatehouseSessionTouch(
         this.sessionKey(tokenHash),
         now.getTime(),
-        this.settings.idleTimeoutS * 1000,
-        EXPIRED_SESSION_GRACE_MS,
+        Math.max(keepUntil.getTime() - now.getTime(), 1),
       )) as string | null;
       if (!moved) return;
       const session = sessionOf(tokenHash, moved, String(now.getTime()));
@@ -284,20 +280,6 @@ export class RedisSessionRepository implements SessionRepository {
     });
   }
 
-  deleteAll(): Promise<number> {
-    return redisCall(async () => {
-      let ended = 0;
-      for (const key of await this.scanKeys(`${this.prefix}s:*`)) {
-        if (await this.take(key.slice(`${this.prefix}s:`.length))) ended += 1;
-      }
-      // Indexes left naming nothing: every session is gone.
-      for (const pattern of [`${this.prefix}u:*`, `${this.prefix}o:*`]) {
-        for (const key of await this.scanKeys(pattern)) await this.redis.del(key);
-      }
-      return ended;
-    });
-  }
-
   deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
     return redisCall(async () => {
       if (!by.sid && !by.subject) return [];
@@ -322,24 +304,8 @@ export class RedisSessionRepository implements SessionRepository {
     });
   }
 
-  listForUser(userId: string, page: SessionPage): Promise<SessionRecord[]> {
-    return redisCall(async () => {
-      const sessions = await this.allForUser(userId);
-      const { alive, after } = page;
-      const idleCutoff = alive ? alive.at.getTime() - alive.idleTimeoutS * 1000 : 0;
-      return sessions
-        .filter(
-          (session) =>
-            !alive ||
-            (session.expiresAt.getTime() > alive.at.getTime() && session.lastSeenAt.getTime() > idleCutoff),
-        )
-        .sort(newestFirst)
-        .filter(
-          (session) =>
-            !after || newestFirst(session, { createdAt: after.createdAt, handle: after.handle }) > 0,
-        )
-        .slice(0, page.limit);
-    });
+  listForUser(userId: string): Promise<SessionRecord[]> {
+    return redisCall(() => this.allForUser(userId));
   }
 
   /** Every session the user's index names that still exists; the others leave the index. */
@@ -356,20 +322,29 @@ export class RedisSessionRepository implements SessionRepository {
     return found.flatMap(({ session }) => (session ? [session] : []));
   }
 
+  /**
+   * Claims the surplus in the user's index first, then deletes each session, and only then its
+   * index entry: should a deletion fail (503), the session stays in the index, so ending all of the
+   * user's sessions still finds it, and the next eviction finishes the claim.
+   */
   evictBeyond(userId: string, keep: number): Promise<SessionRecord[]> {
     return redisCall(async () => {
-      // [member, score, member, score, ...], each popped by exactly one caller.
-      const popped = (await this.redis.gatehouseUserEvict(this.userKey(userId), keep)) as string[];
+      const userKey = this.userKey(userId);
+      const claimed = (await this.redis.gatehouseUserEvict(userKey, keep)) as string[];
       const evicted: SessionRecord[] = [];
-      for (let i = 0; i < popped.length; i += 2) {
-        const taken = await this.take(tokenHashOfMember(popped[i]!));
-        if (taken)
-          evicted.push({
-            ...taken,
-            sso: taken.sso
-              ? { issuer: taken.sso.issuer, subject: taken.sso.subject, sid: taken.sso.sid }
-              : null,
-          });
+      for (const member of claimed) {
+        const taken = await this.take(tokenHashOfMember(member));
+        if (!taken) {
+          // Gone already (timed out, or ended by another caller): only its entry is left.
+          await this.redis.zrem(userKey, member);
+          continue;
+        }
+        evicted.push({
+          ...taken,
+          sso: taken.sso
+            ? { issuer: taken.sso.issuer, subject: taken.sso.subject, sid: taken.sso.sid }
+            : null,
+        });
       }
       return evicted;
     });
@@ -381,53 +356,6 @@ export class RedisSessionRepository implements SessionRepository {
       return session ? (await this.take(session.tokenHash)) !== null : false;
     });
   }
-
-  purgeExpired(now: Date, idleTimeoutS: number, limit: number): Promise<number> {
-    return redisCall(async () => {
-      // Redis expires every key by itself (a grace after its time-out); this only ends sooner the
-      // sessions whose time-out has passed, as the SQL store's purge does.
-      const idleCutoff = now.getTime() - idleTimeoutS * 1000;
-      let purged = 0;
-      for (const key of await this.scanKeys(`${this.prefix}s:*`)) {
-        if (purged >= limit) break;
-        const tokenHash = key.slice(`${this.prefix}s:`.length);
-        const session = await this.findByTokenHash(tokenHash);
-        if (!session) continue;
-        if (session.expiresAt.getTime() <= now.getTime() || session.lastSeenAt.getTime() <= idleCutoff) {
-          if (await this.take(tokenHash)) purged += 1;
-        }
-      }
-      return purged;
-    });
-  }
-
-  /** Every key matching the pattern, on every master (a cluster's keys are spread over them). */
-  private async scanKeys(pattern: string): Promise<string[]> {
-    const nodes =
-      'nodes' in this.redis && typeof this.redis.nodes === 'function' && this.redis.isCluster
-        ? this.redis.nodes('master')
-        : [this.redis];
-    const keys: string[] = [];
-    for (const node of nodes) {
-      let cursor = '0';
-      do {
-        const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-        cursor = next;
-        keys.push(...batch);
-      } while (cursor !== '0');
-    }
-    return keys;
-  }
-}
-
-/** Newest first by (created_at, handle), as the SQL store orders a page. */
-function newestFirst(
-  a: Pick<SessionRecord, 'createdAt' | 'handle'>,
-  b: Pick<SessionRecord, 'createdAt' | 'handle'>,
-): number {
-  const byTime = b.createdAt.getTime() - a.createdAt.getTime();
-  if (byTime !== 0) return byTime;
-  return a.handle < b.handle ? 1 : a.handle > b.handle ? -1 : 0;
 }
 
 /** A pipeline's first failed command, thrown (each command's error is otherwise only in the results). */

@@ -1,4 +1,8 @@
-import type { ThrottleReservation, ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type {
+  ThrottleReservation,
+  ThrottleStore,
+  ThrottleStoreCapabilities,
+} from '../../domain/login/throttle-store.port.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-errors.js';
 import { type ScriptedRedis, withScripts } from './redis-scripts.js';
@@ -9,6 +13,8 @@ import { type ScriptedRedis, withScripts } from './redis-scripts.js';
  * server and on a cluster alike. A key expires by itself a minute after its window.
  */
 export class RedisThrottleStore implements ThrottleStore {
+  /** No purge: every key expires by itself (a SCAN of every master is no regular path). */
+  readonly capabilities: ThrottleStoreCapabilities = {};
   private readonly redis: ScriptedRedis;
 
   constructor(
@@ -43,27 +49,6 @@ export class RedisThrottleStore implements ThrottleStore {
   reset(key: string): Promise<void> {
     return redisCall(async () => {
       await this.redis.del(this.key(key));
-    });
-  }
-
-  /** Redis expires spent windows itself; this ends sooner those that began before the cutoff. */
-  purgeOlderThan(cutoff: Date, limit: number): Promise<number> {
-    return redisCall(async () => {
-      const nodes = this.redis.isCluster && 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
-      let purged = 0;
-      for (const node of nodes) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await node.scan(cursor, 'MATCH', `${this.keyPrefix}t:*`, 'COUNT', 500);
-          cursor = next;
-          for (const key of keys) {
-            if (purged >= limit) return purged;
-            const start = await this.redis.hget(key, 's');
-            if (start !== null && Number(start) < cutoff.getTime()) purged += await this.redis.del(key);
-          }
-        } while (cursor !== '0');
-      }
-      return purged;
     });
   }
 }

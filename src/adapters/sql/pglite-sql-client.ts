@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { DataDirLock } from './data-dir-lock.js';
 import { closeFilesToOthers, preparePrivateDataDir } from './private-data-dir.js';
 import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
 import { translateStoreError } from './store-errors.js';
@@ -38,21 +39,35 @@ export class PgliteSqlClient implements SqlClient {
   private constructor(
     readonly db: PGlite,
     private readonly dataDir: string | undefined,
+    private readonly lock: DataDirLock | null,
   ) {}
 
   /**
    * `dataDir` undefined means in memory. `loadDataDir` restores a dumped template (fast start in
    * tests). A folder on disk is made (or must already be) private to this user, and the files
    * PGlite creates (0666 by its own choice) are closed to others after opening and after closing.
+   * It is held for this process until close(): a folder another process holds is refused
+   * (DataDirInUseError) before anything is read or written there.
    */
   static async open(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<PgliteSqlClient> {
-    if (dataDir) preparePrivateDataDir(dataDir);
-    const db = await PGlite.create({
-      ...(dataDir ? { dataDir } : {}),
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    });
-    if (dataDir) closeFilesToOthers(dataDir);
-    return new PgliteSqlClient(db, dataDir);
+    if (!dataDir) {
+      const db = await PGlite.create(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+      return new PgliteSqlClient(db, undefined, null);
+    }
+    preparePrivateDataDir(dataDir);
+    const lock = DataDirLock.take(dataDir);
+    try {
+      closeFilesToOthers(dataDir);
+      const db = await PGlite.create({
+        dataDir,
+        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      });
+      closeFilesToOthers(dataDir);
+      return new PgliteSqlClient(db, dataDir, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
   }
 
   query<Row = Record<string, unknown>>(
@@ -79,7 +94,11 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async close(): Promise<void> {
-    if (!this.db.closed) await this.db.close();
-    if (this.dataDir) closeFilesToOthers(this.dataDir);
+    try {
+      if (!this.db.closed) await this.db.close();
+      if (this.dataDir) closeFilesToOthers(this.dataDir);
+    } finally {
+      this.lock?.release();
+    }
   }
 }

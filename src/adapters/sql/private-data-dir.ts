@@ -23,7 +23,8 @@ export class DataDirNotPrivateError extends Error {
  * refused rather than silently tightened: someone chose those modes, and may have copied the
  * files already. The folder's mode is the protection that holds at all times: PGlite (through
  * Emscripten's file system) creates its files 0666 whatever the umask, so `closeFilesToOthers`
- * tightens them at each open and close, and between those no other user can enter the folder.
+ * tightens them at each open and close (by the process holding the folder), and between those no
+ * other user can enter the folder.
  */
 export function preparePrivateDataDir(dir: string): void {
   if (!existsSync(dir)) {
@@ -32,7 +33,6 @@ export function preparePrivateDataDir(dir: string): void {
   }
   const mode = statSync(dir).mode & 0o777;
   if ((mode & 0o077) !== 0) throw new DataDirNotPrivateError(dir, mode);
-  closeFilesToOthers(dir);
 }
 
 /** Takes group and other permissions off every file and folder under `dir`. */

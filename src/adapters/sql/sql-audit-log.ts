@@ -16,10 +16,11 @@ interface AuditRow {
   session_count: number | null;
   client_address: string | null;
   method: LoginMethod | null;
+  provider_id: string | null;
 }
 
 const COLUMNS = `id::text AS id, occurred_at, event, outcome, reason, user_id, username, actor, session_handle,
-  session_count, client_address, method`;
+  session_count, client_address, method, provider_id`;
 
 function recordFromRow(row: AuditRow): AuditRecord {
   return {
@@ -35,6 +36,7 @@ function recordFromRow(row: AuditRow): AuditRecord {
     sessionCount: row.session_count,
     clientAddress: row.client_address,
     method: row.method,
+    providerId: row.provider_id,
   };
 }
 
@@ -44,8 +46,8 @@ export class SqlAuditLog implements AuditLog {
   async record(event: AuditEvent): Promise<void> {
     await this.sql.query(
       `INSERT INTO audit_events (occurred_at, event, outcome, reason, user_id, username, actor, session_handle,
-         session_count, client_address, method)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+         session_count, client_address, method, provider_id)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
       [
         event.occurredAt,
         event.event,
@@ -58,6 +60,7 @@ export class SqlAuditLog implements AuditLog {
         event.sessionCount,
         event.clientAddress,
         event.method,
+        event.providerId,
       ],
       'audit_record',
     );
@@ -71,6 +74,17 @@ export class SqlAuditLog implements AuditLog {
           ORDER BY occurred_at DESC, audit_events.id DESC LIMIT $3) latest
        ORDER BY occurred_at, id::bigint`,
       [userId, options.since ?? null, options.limit],
+    );
+    return rows.map(recordFromRow);
+  }
+
+  async listSince(since: Date, limit: number): Promise<AuditRecord[]> {
+    const { rows } = await this.sql.query<AuditRow>(
+      `SELECT * FROM (
+         SELECT ${COLUMNS} FROM audit_events WHERE occurred_at >= $1
+          ORDER BY occurred_at DESC, audit_events.id DESC LIMIT $2) latest
+       ORDER BY occurred_at, id::bigint`,
+      [since, limit],
     );
     return rows.map(recordFromRow);
   }

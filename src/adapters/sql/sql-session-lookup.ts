@@ -2,7 +2,7 @@ import type { SessionWithUser } from '../../domain/session/session.js';
 import type { SessionLookup } from '../../domain/session/session-lookup.port.js';
 import { LookupBatcher } from './lookup-batcher.js';
 import type { SqlExecutor } from './sql-client.js';
-import { SESSION_COLUMNS, type SessionRow, sessionFromRow } from './sql-session-repository.js';
+import { SESSION_COLUMNS, type SessionRow, sessionFromRow } from './sql-session-store.js';
 import { USER_COLUMNS, type UserRow, userFromRow } from './user-row.js';
 
 /** The timestamp columns of the hot-path row, which JSON carries as ISO 8601 strings. */

@@ -6,14 +6,14 @@ import type { SqlClient, SqlExecutor } from './sql-client.js';
 import { SqlSeenLogoutTokens } from './sql-seen-logout-tokens.js';
 import { SqlServiceSecrets } from './sql-service-secrets.js';
 import { SqlSessionLookup } from './sql-session-lookup.js';
-import { SqlSessionRepository } from './sql-session-repository.js';
+import { SqlSessionStore } from './sql-session-store.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
 
 function repositoriesOn(sql: SqlExecutor): Repositories {
   return {
     users: new SqlUserRepository(sql),
-    sessions: new SqlSessionRepository(sql),
+    sessions: new SqlSessionStore(sql),
     throttle: new SqlThrottleStore(sql),
     directory: new SqlDirectoryRepository(sql),
     audit: new SqlAuditLog(sql),
@@ -40,7 +40,8 @@ export class SqlStore implements Store {
     const repositories = repositoriesOn(client);
     this.lookup = new SqlSessionLookup(client);
     this.users = repositories.users;
-    this.sessions = repositories.sessions;
+    // Outside a transaction the session store offers the hot path's join as its fast lookup.
+    this.sessions = new SqlSessionStore(client, this.lookup);
     this.throttle = repositories.throttle;
     this.directory = repositories.directory;
     this.audit = repositories.audit;

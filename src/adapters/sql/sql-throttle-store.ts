@@ -1,11 +1,19 @@
-import type { ThrottleReservation, ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type {
+  ThrottlePurge,
+  ThrottleReservation,
+  ThrottleStore,
+  ThrottleStoreCapabilities,
+} from '../../domain/login/throttle-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
 
 /**
  * `login_throttle.failures` counts the attempts taken in the window that began at `window_start`
  * (a reservation is counted before the password is checked; a success gives it back).
  */
-export class SqlThrottleStore implements ThrottleStore {
+export class SqlThrottleStore implements ThrottleStore, ThrottlePurge {
+  /** Rows stay until deleted: the purge deletes the ones whose window is over. */
+  readonly capabilities: ThrottleStoreCapabilities = { purge: this };
+
   constructor(private readonly sql: SqlExecutor) {}
 
   /**

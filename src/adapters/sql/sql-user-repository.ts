@@ -95,6 +95,15 @@ export class SqlUserRepository implements UserRepository {
     return created;
   }
 
+  async listUserIds(after: string | null, limit: number): Promise<string[]> {
+    const { rows } = await this.sql.query<{ user_id: string }>(
+      'SELECT user_id FROM users WHERE ($1::text IS NULL OR user_id > $1) ORDER BY user_id LIMIT $2',
+      [after, limit],
+      'user_ids_page',
+    );
+    return rows.map((row) => row.user_id);
+  }
+
   async count(): Promise<number> {
     const { rows } = await this.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
     return rows[0]?.n ?? 0;
@@ -118,7 +127,7 @@ export class SqlUserRepository implements UserRepository {
     return rowCount === 1;
   }
 
-  async holdPasswordUnchanged(
+  async passwordStillVerified(
     userId: string,
     verifiedHash: string,
     changedAt: Date | null,

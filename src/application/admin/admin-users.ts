@@ -9,7 +9,7 @@ import type { Random } from '../../domain/shared/random.port.js';
 import type { Repositories, Store } from '../../domain/store.port.js';
 import type { User } from '../../domain/user/user.js';
 import { assertValidNewUser } from '../../domain/user/user-rules.js';
-import { ALL_OF_ONE_USER } from '../session-management.js';
+import type { SessionEnding } from '../session-ending.js';
 import { createUser, DirectoryLookups, type NewUserInput, notFound } from './directory-writes.js';
 
 export interface AddUserInput extends NewUserInput {
@@ -47,6 +47,7 @@ export class AdminUsers {
     private readonly policy: PasswordPolicy,
     private readonly clock: Clock,
     private readonly random: Random,
+    private readonly ending: SessionEnding,
   ) {}
 
   async add(input: AddUserInput): Promise<User> {
@@ -72,12 +73,11 @@ export class AdminUsers {
     const user = await this.require(this.store, username);
     this.assertPassword(password, user);
     const hash = await hashPassword(this.hasher, password);
-    return this.store.transaction(async (repositories) => {
+    return this.ending.unit(async (repositories, end) => {
       const current = await this.require(repositories, username);
       await repositories.users.setPassword(current.userId, hash, { mustChange: true, now: this.clock.now() });
-      const sessionsEnded = await repositories.sessions.deleteAllForUser(current.userId);
       await this.audit(repositories, current, { event: 'password_change' });
-      await this.auditRevocation(repositories, current, 'password_change', sessionsEnded);
+      const sessionsEnded = await end.ofUser(current, { reason: 'password_changed', actor: 'administrator' });
       return { user: await this.require(repositories, username), sessionsEnded };
     });
   }
@@ -93,12 +93,11 @@ export class AdminUsers {
 
   /** Disables the account and ends all its sessions at once, in one transaction. */
   async disable(username: string): Promise<{ user: User; sessionsEnded: number }> {
-    return this.store.transaction(async (repositories) => {
+    return this.ending.unit(async (repositories, end) => {
       const user = await this.require(repositories, username);
       await repositories.users.setDisabled(user.userId, true);
-      const sessionsEnded = await repositories.sessions.deleteAllForUser(user.userId);
       await this.audit(repositories, user, { event: 'user_disabled' });
-      await this.auditRevocation(repositories, user, 'user_disabled', sessionsEnded);
+      const sessionsEnded = await end.ofUser(user, { reason: 'user_disabled' });
       return { user, sessionsEnded };
     });
   }
@@ -133,7 +132,7 @@ export class AdminUsers {
     const user = await this.require(this.store, username);
     const now = this.clock.now();
     // Dead ones awaiting the purge too, marked: an administrator sees everything the store holds.
-    const sessions = await this.store.sessions.listForUser(user.userId, { limit: ALL_OF_ONE_USER });
+    const sessions = await this.store.sessions.listForUser(user.userId);
     return {
       user,
       sessions: sessions.map((session) => ({ ...session, alive: isSessionAlive(session, timeouts, now) })),
@@ -143,17 +142,14 @@ export class AdminUsers {
   /** Ends every session of the user, or only the one with this handle. Returns how many ended. */
   async revokeSessions(username: string, handle?: string): Promise<{ user: User; sessionsEnded: number }> {
     // The sessions end and the audit record is written together.
-    return this.store.transaction(async (repositories) => {
+    return this.ending.unit(async (repositories, end) => {
       const user = await this.require(repositories, username);
       if (handle === undefined) {
-        const sessionsEnded = await repositories.sessions.deleteAllForUser(user.userId);
-        await this.auditRevocation(repositories, user, 'administrator', sessionsEnded);
-        return { user, sessionsEnded };
+        return { user, sessionsEnded: await end.ofUser(user, { reason: 'administrator' }) };
       }
-      if (!(await repositories.sessions.deleteByHandle(user.userId, handle))) {
+      if (!(await end.byHandle(user.userId, handle, { reason: 'administrator', user }))) {
         throw notFound(`no session ${JSON.stringify(handle)} of user ${JSON.stringify(user.username)}`);
       }
-      await this.auditRevocation(repositories, user, 'administrator', 1, handle);
       return { user, sessionsEnded: 1 };
     });
   }
@@ -163,21 +159,7 @@ export class AdminUsers {
    * Returns how many ended.
    */
   async revokeAllSessions(): Promise<{ sessionsEnded: number }> {
-    return this.store.transaction(async (repositories) => {
-      const sessionsEnded = await repositories.sessions.deleteAll();
-      if (sessionsEnded > 0) {
-        await repositories.audit.record(
-          auditEvent({
-            occurredAt: this.clock.now(),
-            event: 'session_revoked',
-            actor: 'administrator',
-            reason: 'administrator',
-            sessionCount: sessionsEnded,
-          }),
-        );
-      }
-      return { sessionsEnded };
-    });
+    return { sessionsEnded: await this.ending.unit((_, end) => end.all({ reason: 'administrator' })) };
   }
 
   /** An administrator's action on the account, in the transaction that makes it. */
@@ -195,22 +177,6 @@ export class AdminUsers {
         ...event,
       }),
     );
-  }
-
-  private async auditRevocation(
-    repositories: Repositories,
-    user: User,
-    reason: 'administrator' | 'password_change' | 'user_disabled',
-    count: number,
-    handle: string | null = null,
-  ): Promise<void> {
-    if (count === 0) return;
-    await this.audit(repositories, user, {
-      event: 'session_revoked',
-      reason,
-      sessionCount: count,
-      sessionHandle: handle,
-    });
   }
 
   private assertPassword(password: string, who: AccountWords): void {

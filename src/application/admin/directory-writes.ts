@@ -14,7 +14,7 @@ export function invalid(path: string, message: string): DomainError {
   return new DomainError('INVALID_REQUEST', `${path}: ${message}`, { errors: [{ path, message }] });
 }
 
-function conflict(path: string, message: string): DomainError {
+export function conflict(path: string, message: string): DomainError {
   return new DomainError('CONFLICT', `${path}: ${message}`, { errors: [{ path, message }] });
 }
 

@@ -12,7 +12,12 @@ export type AuditEventName =
   | 'login_throttled'
   | 'user_disabled'
   | 'user_enabled'
-  | 'sso_binding_reset';
+  | 'sso_binding_reset'
+  | 'provider_added'
+  | 'provider_updated'
+  | 'provider_disabled'
+  | 'provider_enabled'
+  | 'provider_removed';
 
 /** Who caused it: the user themself, an administrator (CLI), the OpenID provider, or the service. */
 export type AuditActor = 'user' | 'administrator' | 'provider' | 'system';
@@ -52,6 +57,8 @@ export interface AuditEvent {
   sessionCount: number | null;
   clientAddress: string | null;
   method: LoginMethod | null;
+  /** The registered OpenID provider the event concerns (its id), when it concerns one. */
+  providerId: string | null;
 }
 
 /** A stored event, as read back. */
@@ -72,6 +79,7 @@ export function auditEvent(
     sessionCount: null,
     clientAddress: null,
     method: null,
+    providerId: null,
     ...event,
   };
 }

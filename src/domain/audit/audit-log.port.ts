@@ -8,6 +8,8 @@ export interface AuditLog {
   record(event: AuditEvent): Promise<void>;
   /** The user's latest `limit` events from `since` (inclusive) when given, oldest first. */
   listForUser(userId: string, options: { since?: Date; limit: number }): Promise<AuditRecord[]>;
+  /** Every event (any user, any provider, none) from `since` (inclusive): the latest `limit`, oldest first. */
+  listSince(since: Date, limit: number): Promise<AuditRecord[]>;
   /** Deletes up to `limit` events older than `cutoff`, oldest first; returns how many. */
   purgeOlderThan(cutoff: Date, limit: number): Promise<number>;
 }

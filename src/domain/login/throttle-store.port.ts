@@ -23,6 +23,19 @@ export interface ThrottleStore {
   release(key: string): Promise<void>;
   /** Forgets the key's attempts (a successful login forgives the account's failures). */
   reset(key: string): Promise<void>;
+  /** What this store can do beyond the required operations. */
+  readonly capabilities: ThrottleStoreCapabilities;
+}
+
+export interface ThrottleStoreCapabilities {
+  /**
+   * The store keeps budgets until told to delete them (a table): the periodic purge deletes the
+   * ones whose window is over. Without it: the store forgets them itself (Redis: a time to live).
+   */
+  purge?: ThrottlePurge;
+}
+
+export interface ThrottlePurge {
   /** Deletes up to `limit` keys whose window began before `cutoff` (over, so worthless). */
   purgeOlderThan(cutoff: Date, limit: number): Promise<number>;
 }

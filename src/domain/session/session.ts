@@ -77,3 +77,25 @@ export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
 export function isLastSeenDue(session: SessionRecord, now: Date): boolean {
   return now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_WRITE_INTERVAL_MS;
 }
+
+/**
+ * How long a store keeps a session past its time-out: one presented again within it still ends
+ * with its `session_expired` audit record (as on a store whose purge runs every few minutes).
+ */
+export const EXPIRED_SESSION_GRACE_MS = 10 * 60_000;
+
+/** When a store may forget the session: its earlier time-out, plus the grace. */
+export function sessionKeepUntil(
+  session: Pick<SessionRecord, 'expiresAt' | 'lastSeenAt'>,
+  idleTimeoutS: number,
+): Date {
+  const ends = Math.min(session.expiresAt.getTime(), session.lastSeenAt.getTime() + idleTimeoutS * 1000);
+  return new Date(ends + EXPIRED_SESSION_GRACE_MS);
+}
+
+/** What a lookup or a list gives: the session without the provider's tokens. */
+export function withoutProviderTokens(session: StoredSession): SessionRecord {
+  if (!session.sso) return { ...session, sso: null };
+  const { issuer, subject, sid } = session.sso;
+  return { ...session, sso: { issuer, subject, sid } };
+}

@@ -21,6 +21,8 @@ export interface UserRepository {
   /** Throws DomainError CONFLICT when the username or user id exists, INVALID_REQUEST on unknown tenant/group/backend. */
   create(user: NewUser, now: Date): Promise<User>;
   count(): Promise<number>;
+  /** Up to `limit` user ids in ascending order, after `after` when given (keyset paging). */
+  listUserIds(after: string | null, limit: number): Promise<string[]>;
   /** Marks the first successful login; true only for the one call that set it. */
   markFirstLogin(userId: string, now: Date): Promise<boolean>;
   /**
@@ -29,11 +31,13 @@ export interface UserRepository {
    */
   upgradePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
   /**
-   * Inside a transaction: holds the user's row against a concurrent password change until commit
-   * (FOR SHARE) and says whether the password is still the one a login verified: the same hash,
-   * or the same change time (a concurrent login only re-hashed it). False when it changed since.
+   * Whether the password is still the one a login verified (the same hash, or the same change
+   * time: a concurrent login only re-hashed it), and stays so until this unit of work ends: a
+   * store with transactions keeps a concurrent change waiting until then (SQL: FOR SHARE on the
+   * row). False when it changed since. A login asks after writing its session, so a change
+   * committed in between fails the login and its session is deleted (docs/stores.md, the rule).
    */
-  holdPasswordUnchanged(userId: string, verifiedHash: string, changedAt: Date | null): Promise<boolean>;
+  passwordStillVerified(userId: string, verifiedHash: string, changedAt: Date | null): Promise<boolean>;
   /**
    * Sets a new password and clears any explicit expiry. With `unless` it is a compare-and-set:
    * only while the password is still the one the caller verified (the same hash, or the same

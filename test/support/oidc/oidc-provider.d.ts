@@ -32,6 +32,13 @@ declare module 'oidc-provider' {
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** Koa middleware around the provider's routes; after `next()`, `ctx.body` is the answer. */
+    use(
+      middleware: (
+        ctx: { status: number; body: unknown; oidc?: { route?: string } },
+        next: () => Promise<void>,
+      ) => Promise<void>,
+    ): this;
     readonly Client: { find(id: string): Promise<OidcClient | undefined> };
     readonly Grant: {
       new (init: { accountId?: string; clientId?: string }): OidcGrant;

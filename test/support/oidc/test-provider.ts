@@ -10,6 +10,12 @@
  * - `stall(ms)` delays every response; `close()` ends the server and all sockets.
  * - `signLogoutToken()` / `signIdToken()` sign tokens by hand (node:crypto) with the provider's
  *   current key or any other key, for negative tests.
+ * - `additionalKeys` are published (and usable for signing) next to the rotating signing key;
+ *   `extraClients` registers further clients, each with its own ID token algorithm.
+ * - `hooks` rewrite the provider's own answers on their way out (oidc-provider middleware): the ID
+ *   token of a token response, the JWKS, the discovery document. They exist for what oidc-provider
+ *   will not produce (a token without `kid`, signed with `none`, missing `aud`...); `requests`
+ *   records the method, path and Authorization header of every request the provider received.
  */
 
 import type { JsonWebKey } from 'node:crypto';
@@ -18,7 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { OidcContext, Provider } from 'oidc-provider';
 
-export type SigningAlg = 'RS256' | 'PS256' | 'ES256';
+export type SigningAlg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
 export interface SigningKey {
   kid: string;
@@ -41,6 +47,28 @@ export interface TestClient {
   /** For the private_key_jwt client: the private key the relying party signs its assertions with. */
   privateKeyJwk?: JsonWebKey;
   redirectUris: string[];
+}
+
+/** A further client: its ID tokens are signed with `idTokenAlg` (default: the provider's signingAlg). */
+export interface ExtraTestClient extends TestClient {
+  idTokenAlg?: SigningAlg;
+}
+
+/** Rewrites of the provider's answers, applied while set (`resetHooks()` clears them all). */
+export interface ProviderHooks {
+  /** Replaces the ID token of a successful token response (given the one the provider signed). */
+  idToken: ((idToken: string) => string) | null;
+  /** Replaces the JWKS document served at jwks_uri. */
+  jwks: ((jwks: { keys: JsonWebKey[] }) => { keys: JsonWebKey[] }) | null;
+  /** Replaces the discovery document. */
+  discovery: ((metadata: Record<string, unknown>) => Record<string, unknown>) | null;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query. */
+  url: string;
+  authorization: string | undefined;
 }
 
 export interface TestClients {
@@ -74,6 +102,10 @@ export interface StartTestProviderOptions {
   extraClaimNames?: string[];
   /** Signing algorithm of the provider's key. Default RS256. */
   signingAlg?: SigningAlg;
+  /** Further keys the provider publishes and may sign with; they stay across rotateKeys(). */
+  additionalKeys?: SigningKey[];
+  /** Further clients, registered besides the built-in ones (no back-channel logout URI). */
+  extraClients?: ExtraTestClient[];
   /** Drop oidc-provider's console notices (default true). */
   quiet?: boolean;
   /** Port to listen on (127.0.0.1). Default 0: a random free port. */
@@ -124,6 +156,11 @@ export interface TestProvider {
   readonly clients: TestClients;
   /** Logout tokens the built-in back-channel sink received, oldest first. */
   readonly capturedLogoutTokens: string[];
+  /** Rewrites of the provider's answers; tests set them and clear them with resetHooks(). */
+  readonly hooks: ProviderHooks;
+  resetHooks(): void;
+  /** Every request the provider's server received, oldest first. */
+  readonly requests: RecordedRequest[];
   issueCode(options: IssueCodeOptions): Promise<IssuedCode>;
   /** RFC 7662 introspection as the given client (default gatehouse). */
   introspect(token: string, clientId?: string): Promise<Record<string, unknown>>;
@@ -172,7 +209,9 @@ export function generateSigningKey(alg: SigningAlg = 'RS256', kid: string = rand
   const pair =
     alg === 'ES256'
       ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
-      : generateKeyPairSync('rsa', { modulusLength: 2048 });
+      : alg === 'EdDSA'
+        ? generateKeyPairSync('ed25519')
+        : generateKeyPairSync('rsa', { modulusLength: 2048 });
   const meta = { kid, alg, use: 'sig' };
   return {
     kid,
@@ -214,6 +253,8 @@ export function signJwt(
         format: 'jwk',
         dsaEncoding: 'ieee-p1363',
       }).toString('base64url')}`;
+    case 'EdDSA':
+      return `${input}.${sign(null, Buffer.from(input), { key: key.privateJwk, format: 'jwk' }).toString('base64url')}`;
   }
 }
 
@@ -316,6 +357,10 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
     },
   };
 
+  const extraClients = options.extraClients ?? [];
+  const additionalKeys = options.additionalKeys ?? [];
+  const hooks: ProviderHooks = { idToken: null, jwks: null, discovery: null };
+  const requests: RecordedRequest[] = [];
   const captured: string[] = [];
   const stallTimers = new Set<NodeJS.Timeout>();
   let stallMs: number | null = null;
@@ -323,6 +368,7 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
   let signingKey = generateSigningKey(signingAlg);
 
   const server: Server = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
     const run = () => {
       if (req.url === SINK_PATH && req.method === 'POST') {
         let body = '';
@@ -368,7 +414,7 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
     redirect_uris: client.redirectUris,
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    id_token_signed_response_alg: signingAlg,
+    id_token_signed_response_alg: (client as ExtraTestClient).idTokenAlg ?? signingAlg,
   });
 
   const build = (key: SigningKey): Provider => {
@@ -382,8 +428,9 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
         clientMetadata(clients.other),
         clientMetadata(clients.post),
         clientMetadata(clients.privateKeyJwt),
+        ...extraClients.map(clientMetadata),
       ],
-      jwks: { keys: [key.privateJwk] },
+      jwks: { keys: [key.privateJwk, ...additionalKeys.map((k) => k.privateJwk)] },
       cookies: { keys: [randomBytes(16).toString('hex')] },
       features: {
         devInteractions: { enabled: true },
@@ -444,6 +491,19 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
       },
     });
     provider.silent = true;
+    provider.use(async (ctx, next) => {
+      await next();
+      const body = ctx.body as Record<string, unknown> | undefined;
+      if (ctx.status !== 200 || typeof body !== 'object' || body === null) return;
+      const route = ctx.oidc?.route;
+      if (route === 'token' && hooks.idToken && typeof body.id_token === 'string') {
+        ctx.body = { ...body, id_token: hooks.idToken(body.id_token) };
+      } else if (route === 'jwks' && hooks.jwks) {
+        ctx.body = hooks.jwks(body as { keys: JsonWebKey[] });
+      } else if (route === 'discovery' && hooks.discovery) {
+        ctx.body = hooks.discovery(body);
+      }
+    });
     return provider;
   };
 
@@ -466,7 +526,7 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
   };
 
   const findClient = (clientId: string): TestClient => {
-    const client = Object.values(clients).find((c) => c.clientId === clientId);
+    const client = [...Object.values(clients), ...extraClients].find((c) => c.clientId === clientId);
     if (!client) throw new Error(`unknown test client ${clientId}`);
     return client;
   };
@@ -618,6 +678,13 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
     accounts,
     clients,
     capturedLogoutTokens: captured,
+    hooks,
+    resetHooks() {
+      hooks.idToken = null;
+      hooks.jwks = null;
+      hooks.discovery = null;
+    },
+    requests,
     issueCode,
     introspect,
     sendBackchannelLogout,

@@ -97,6 +97,17 @@ export function errorCodesOf(operation: OperationSpec): ErrorCode[] {
 
 const SSO_EXCHANGE_ERRORS: ErrorCode[] = [...SSO_INTERPRETATION_CODES];
 
+const IDENTITY_HEADERS = {
+  'Gatehouse-User-Id': { description: 'The user id.', required: true },
+  'Gatehouse-Username': {
+    description: 'The username, percent-encoded (RFC 3986) where it is not printable ASCII.',
+    required: true,
+  },
+  'Gatehouse-User-Level': { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
+  'Gatehouse-Tenant-Id': { description: 'The tenant id, when the user has one.', required: false },
+  'Gatehouse-Group-Id': { description: 'The group id, when the user has one.', required: false },
+};
+
 /**
  * The route registry the OpenAPI document is generated from: one entry per operation, naming
  * the same zod schemas the routes validate requests with and shape answers with. Adding an
@@ -152,28 +163,42 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'session',
     summary: 'Forward auth: is there a live session?',
     description:
-      'For gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik `forwardAuth`, Envoy ' +
-      '`ext_authz`): reads only the Cookie header, follows the same time-outs and last-seen rules as ' +
-      '`GET /api/v1/session/`, never sets or clears a cookie. A gateway passes the identity headers ' +
-      'on to the application and must strip any the client sent (docs/gateways.md).',
+      'For gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik `forwardAuth`): reads the ' +
+      'Cookie header, follows the same time-outs and last-seen rules as `GET /api/v1/session/`, ' +
+      "never sets or clears a cookie. The original request's method (`X-Forwarded-Method`), " +
+      '`Origin` and `Sec-Fetch-Site` are judged as the service judges its own routes: an unsafe ' +
+      'method from a foreign origin is 403 `ORIGIN_REJECTED`. Every other method is answered the ' +
+      'same way, never 2xx without a session. A gateway passes the identity headers on to the ' +
+      'application and must strip any the client sent (docs/gateways.md).',
     session: 'required',
     responses: [
       {
         status: 204,
         description: 'A live session: who it belongs to, in headers.',
-        headers: {
-          'Gatehouse-User-Id': { description: 'The user id.', required: true },
-          'Gatehouse-Username': {
-            description: 'The username, percent-encoded (RFC 3986) where it is not printable ASCII.',
-            required: true,
-          },
-          'Gatehouse-User-Level': { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
-          'Gatehouse-Tenant-Id': { description: 'The tenant id, when the user has one.', required: false },
-          'Gatehouse-Group-Id': { description: 'The group id, when the user has one.', required: false },
-        },
+        headers: IDENTITY_HEADERS,
       },
     ],
-    errors: ['SERVICE_UNAVAILABLE'],
+    errors: ['SERVICE_UNAVAILABLE', 'ORIGIN_REJECTED'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/session/check/envoy/',
+    operationId: 'checkSessionForEnvoy',
+    tag: 'session',
+    summary: 'Forward auth for Envoy `ext_authz`',
+    description:
+      'The same check, where Envoy asks: `path_prefix` `/api/v1/session/check/envoy`, the original ' +
+      'path after it, in the original method (every method and every path under this one). 200 ' +
+      'with an empty body, the only answer `ext_authz` admits.',
+    session: 'required',
+    responses: [
+      {
+        status: 200,
+        description: 'A live session: who it belongs to, in headers.',
+        headers: IDENTITY_HEADERS,
+      },
+    ],
+    errors: ['SERVICE_UNAVAILABLE', 'ORIGIN_REJECTED'],
   },
   {
     method: 'post',

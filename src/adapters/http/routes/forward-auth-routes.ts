@@ -1,6 +1,16 @@
 import type { AuthenticatedSession } from '../../../application/session-authenticator.js';
-import type { Reply } from '../exchange.js';
+import type { HttpRequest, Reply } from '../exchange.js';
+import type { OriginFacts } from '../origin-check.js';
 import { type Route, sessionOf } from '../route.js';
+
+/** Where nginx, Caddy, Traefik and gatehouse-client ask (contract 4a). */
+export const CHECK_PATH = '/api/v1/session/check/';
+/**
+ * Where Envoy's `ext_authz` asks: its `path_prefix` (`/api/v1/session/check/envoy`) with the
+ * original path after it, in the original method. Its own path, so that a request for the
+ * application's `/` is not taken for an ordinary check.
+ */
+export const ENVOY_CHECK_PATH = '/api/v1/session/check/envoy/';
 
 /** A header value must be visible ASCII; anything else in a username is percent-encoded (contract 4a). */
 function headerSafe(value: string): string {
@@ -16,20 +26,61 @@ export function identityHeaders(reply: Reply, { user }: AuthenticatedSession): v
   if (user.groupId) reply.header('Gatehouse-Group-Id', headerSafe(user.groupId));
 }
 
+/** The last value of a header a gateway appends to: the one the gateway added itself. */
+function lastValue(request: HttpRequest, name: string): string {
+  return request.header(name).split(',').at(-1)?.trim() ?? '';
+}
+
+/**
+ * The request the gateway asks about, as the Origin rule reads it: `method`, its `Origin` and
+ * `Sec-Fetch-Site` (the gateway passes the original request's headers on), and its own origin from
+ * the `X-Forwarded-Proto` and `X-Forwarded-Host` the gateway set (else the check's own). A browser
+ * cannot set those headers on a cross-site request, and every documented gateway overwrites them.
+ */
+function askedAbout(check: HttpRequest, method: string): OriginFacts {
+  const protocol = lastValue(check, 'x-forwarded-proto') || check.ownOrigin.split(':')[0];
+  const host = lastValue(check, 'x-forwarded-host') || check.header('host');
+  return { method, header: (name) => check.header(name), ownOrigin: `${protocol}://${host}` };
+}
+
 /**
  * Forward auth (contract 4a): a gateway asks whether the request it is about to pass on carries a
- * live session. The session guard of the route answers 401 / 403 PASSWORD_EXPIRED / 503 as
- * everywhere; a live session is 204 with who it is in headers. No cookie is ever set or cleared.
+ * live session, and the answer is the service's own: an unsafe method from a foreign origin or a
+ * cross-site fetch is 403 ORIGIN_REJECTED (the Origin rule, on the original request), then the
+ * session guard answers 401 / 403 PASSWORD_EXPIRED / 503 as everywhere. A live session is 204 with
+ * who it is in headers (200 with an empty body for Envoy). No cookie is ever set or cleared.
+ *
+ * Every method reaches the session check: a gateway that sends the check in the original method
+ * (nginx does not, Traefik with `preserveRequestMethod` and Envoy do) must never read a 2xx for an
+ * OPTIONS or any other request without a session.
  */
 export function forwardAuthRoutes(): Route[] {
   return [
     {
       method: 'GET',
-      path: '/api/v1/session/check/',
+      path: CHECK_PATH,
       session: 'live',
+      catchAll: 'path',
+      // nginx sets X-Forwarded-Method in its configuration; Caddy and Traefik set it themselves.
+      originOf: (request) => askedAbout(request, request.header('x-forwarded-method') || request.method),
       handle: (_request, reply, session) => {
         reply.status = 204;
         identityHeaders(reply, sessionOf(session));
+      },
+    },
+    {
+      method: 'GET',
+      path: ENVOY_CHECK_PATH,
+      session: 'live',
+      catchAll: 'subtree',
+      // Envoy sends the check in the original method: that is the method asked about, whatever
+      // header a client added.
+      originOf: (request) => askedAbout(request, request.method),
+      handle: (_request, reply, session) => {
+        // Envoy's ext_authz admits 200 only; the body stays empty (contract 4a).
+        reply.status = 200;
+        identityHeaders(reply, sessionOf(session));
+        reply.text('text/plain; charset=utf-8', '');
       },
     },
   ];

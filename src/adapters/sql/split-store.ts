@@ -1,11 +1,11 @@
-import type { ThrottleStore } from '../domain/login/throttle-store.port.js';
-import type { SessionWithUser, StoredSession } from '../domain/session/session.js';
-import type { SessionRepository } from '../domain/session/session-repository.port.js';
-import type { Repositories, Store } from '../domain/store.port.js';
+import type { ThrottleStore } from '../../domain/login/throttle-store.port.js';
+import type { SessionWithUser, StoredSession } from '../../domain/session/session.js';
+import type { SessionStore } from '../../domain/session/session-store.port.js';
+import type { Repositories, Store } from '../../domain/store.port.js';
 
 /** The session side of a split store: where sessions and login throttling live (Redis). */
 export interface SessionSide {
-  sessions: SessionRepository;
+  sessions: SessionStore;
   throttle: ThrottleStore;
   isReady(): Promise<boolean>;
   close(): Promise<void>;
@@ -34,7 +34,7 @@ export class SplitStore implements Store {
   readonly audit;
   readonly logoutTokens;
   readonly secrets;
-  readonly sessions: SessionRepository;
+  readonly sessions: SessionStore;
   readonly throttle: ThrottleStore;
 
   /**
@@ -55,8 +55,13 @@ export class SplitStore implements Store {
     this.throttle = side.throttle;
   }
 
-  /** Two lookups, no cache: the session, then its user's current state (disabled, expired...). */
+  /**
+   * The session store's own lookup with the user when it declares one; otherwise two lookups, no
+   * cache: the session, then its user's current state (disabled, expired...).
+   */
   async findSessionWithUser(tokenHash: string): Promise<SessionWithUser | null> {
+    const fast = this.side.sessions.capabilities.lookupWithUser;
+    if (fast) return fast.findSessionWithUser(tokenHash);
     const session = await this.side.sessions.findByTokenHash(tokenHash);
     if (!session) return null;
     const user = await this.sessionUsers.findByUserId(session.userId);
@@ -91,13 +96,13 @@ export class SplitStore implements Store {
 }
 
 /** The session repository, noting the token hash of every session created through it. */
-function recordingCreates(sessions: SessionRepository, created: string[]): SessionRepository {
+function recordingCreates(sessions: SessionStore, created: string[]): SessionStore {
   return new Proxy(sessions, {
     get(target, property, receiver) {
       if (property === 'create') {
-        return async (session: StoredSession) => {
+        return async (session: StoredSession, keepUntil: Date) => {
           created.push(session.tokenHash);
-          await target.create(session);
+          await target.create(session, keepUntil);
         };
       }
       const value = Reflect.get(target, property, receiver);

@@ -1,5 +1,13 @@
 import type { LoginMethod, SessionRecord, StoredSession } from '../../domain/session/session.js';
-import type { SessionPage, SessionRepository } from '../../domain/session/session-repository.port.js';
+import type { SessionLookup } from '../../domain/session/session-lookup.port.js';
+import type {
+  EndAllSessions,
+  SessionPage,
+  SessionPaging,
+  SessionPurge,
+  SessionStore,
+  SessionStoreCapabilities,
+} from '../../domain/session/session-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
 
 export const SESSION_COLUMNS = `
@@ -63,10 +71,29 @@ function storedSessionFromRow(row: StoredSessionRow): StoredSession {
   };
 }
 
-export class SqlSessionRepository implements SessionRepository {
-  constructor(private readonly sql: SqlExecutor) {}
+/**
+ * Sessions in the `sessions` table. A table keeps rows until they are deleted, so this store
+ * declares the purge (and ignores `keepUntil`); it declares keyset paging and "end all" too, which
+ * SQL does in one statement each, and, when given the join, the lookup with the user.
+ */
+export class SqlSessionStore implements SessionStore, SessionPurge, SessionPaging, EndAllSessions {
+  readonly capabilities: SessionStoreCapabilities;
 
-  async create(session: StoredSession): Promise<void> {
+  constructor(
+    private readonly sql: SqlExecutor,
+    /** The hot-path join (`SqlSessionLookup`), outside transactions. */
+    lookupWithUser?: SessionLookup,
+  ) {
+    this.capabilities = {
+      purge: this,
+      paging: this,
+      endAll: this,
+      ...(lookupWithUser ? { lookupWithUser } : {}),
+    };
+  }
+
+  /** The row stays until deleted (the purge reclaims timed-out ones): `keepUntil` is not needed. */
+  async create(session: StoredSession, _keepUntil?: Date): Promise<void> {
     await this.sql.query(
       `INSERT INTO sessions (token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
          client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
@@ -102,7 +129,7 @@ export class SqlSessionRepository implements SessionRepository {
     return rows[0] ? sessionFromRow(rows[0]) : null;
   }
 
-  async touch(tokenHash: string, now: Date): Promise<void> {
+  async touch(tokenHash: string, now: Date, _keepUntil?: Date): Promise<void> {
     await this.sql.query(
       'UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1 AND last_seen_at < $2',
       [tokenHash, now],
@@ -145,7 +172,16 @@ export class SqlSessionRepository implements SessionRepository {
     return rows.map(sessionFromRow);
   }
 
-  async listForUser(userId: string, page: SessionPage): Promise<SessionRecord[]> {
+  async listForUser(userId: string): Promise<SessionRecord[]> {
+    const { rows } = await this.sql.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.user_id = $1`,
+      [userId],
+      'sessions_of_user',
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  async listPage(userId: string, page: SessionPage): Promise<SessionRecord[]> {
     const { alive, after } = page;
     const idleCutoff = alive ? new Date(alive.at.getTime() - alive.idleTimeoutS * 1000) : null;
     const { rows } = await this.sql.query<SessionRow>(

@@ -1,0 +1,135 @@
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
+import {
+  type ProviderSecrets,
+  type ProviderSettings,
+  type ProviderSummary,
+  registrationFaults,
+  summarizeProvider,
+} from '../../domain/sso/provider-registration.js';
+import type {
+  ProviderChange,
+  ProviderRegistry,
+  RegistryRefusal,
+  RegistryWrite,
+} from '../../domain/sso/provider-registry.port.js';
+import { conflict, invalid, notFound } from './directory-writes.js';
+
+/** What the deployment decides for every registered provider (contract 6a, section 7). */
+export interface ProviderAdministrationRules {
+  /** Interpreter names a provider may take: the keys of SSO_INTERPRETERS, and `claims`. */
+  interpreterNames: readonly string[];
+  /** The environment provider's OIDC_REDIRECT_URIS: no registered provider may take one. */
+  environmentRedirectUris: readonly string[];
+  /** Whether sealed secrets can be kept: TOKEN_ENCRYPTION_KEY is set. */
+  canSealSecrets: boolean;
+}
+
+function refused(refusal: RegistryRefusal): DomainError {
+  switch (refusal.kind) {
+    case 'id-taken':
+      return conflict('id', `a provider ${JSON.stringify(refusal.id)} exists`);
+    case 'redirect-uri-taken':
+      return conflict('redirect-uri', `${refusal.uri} belongs to provider ${JSON.stringify(refusal.by)}`);
+    case 'unknown-tenant':
+      return invalid('tenant', `no tenant ${JSON.stringify(refusal.tenant)}`);
+    case 'not-found':
+      return notFound(`no provider ${JSON.stringify(refusal.id)}`);
+    case 'still-enabled':
+      return invalid('id', `provider ${JSON.stringify(refusal.id)} is enabled: disable it first`);
+  }
+}
+
+function settled<T>(write: RegistryWrite<T>): T {
+  if (!write.ok) throw refused(write.refusal);
+  return write.value;
+}
+
+/**
+ * `gatehouse provider ...`: registers, changes and offboards customers' OpenID providers. Each
+ * registration is checked whole (every fault named by its option) before anything is written;
+ * what only the store can decide (a taken id or redirect URI, an unknown tenant) is refused by it
+ * in the same transaction as the write.
+ */
+export class AdminProviders {
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly rules: ProviderAdministrationRules,
+    private readonly clock: Clock,
+  ) {}
+
+  async add(settings: Omit<ProviderSettings, 'enabled'>, secrets: ProviderSecrets): Promise<ProviderSummary> {
+    const whole: ProviderSettings = { ...settings, enabled: true };
+    this.assertAcceptable(whole, secrets);
+    return summarizeProvider(settled(await this.registry.add(whole, secrets, this.byAdministrator())));
+  }
+
+  async update(id: string, change: ProviderChange): Promise<ProviderSummary> {
+    const current = await this.registry.find(id);
+    if (!current) throw notFound(`no provider ${JSON.stringify(id)}`);
+    const givenSettings = Object.fromEntries(
+      Object.entries(change.settings).filter(([, value]) => value !== undefined),
+    ) as Partial<ProviderSettings>;
+    const next: ProviderSettings = { ...current, ...givenSettings, id, enabled: current.enabled };
+    const nextSecrets: ProviderSecrets = {
+      ...current.secrets,
+      ...change.secrets,
+      settings: { ...current.secrets.settings, ...change.secrets?.settings },
+    };
+    this.assertAcceptable(next, nextSecrets);
+    return summarizeProvider(settled(await this.registry.update(id, change, this.byAdministrator())));
+  }
+
+  async list(): Promise<ProviderSummary[]> {
+    return (await this.registry.list()).map(summarizeProvider);
+  }
+
+  async show(id: string): Promise<ProviderSummary> {
+    const provider = await this.registry.find(id);
+    if (!provider) throw notFound(`no provider ${JSON.stringify(id)}`);
+    return summarizeProvider(provider);
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<ProviderSummary> {
+    return summarizeProvider(settled(await this.registry.setEnabled(id, enabled, this.byAdministrator())));
+  }
+
+  async remove(id: string): Promise<void> {
+    settled(await this.registry.remove(id, this.byAdministrator()));
+  }
+
+  private byAdministrator() {
+    return { now: this.clock.now(), actor: 'administrator' as const };
+  }
+
+  private assertAcceptable(settings: ProviderSettings, secrets: ProviderSecrets): void {
+    if (!this.rules.canSealSecrets) {
+      throw invalid(
+        'TOKEN_ENCRYPTION_KEY',
+        "must be set: a registered provider's secrets are kept encrypted with it",
+      );
+    }
+    const faults = registrationFaults(settings, secrets);
+    if (
+      !this.rules.interpreterNames.includes(settings.interpreter) &&
+      faults.every((f) => f.path !== 'interpreter')
+    ) {
+      faults.push({
+        path: 'interpreter',
+        message: `${JSON.stringify(settings.interpreter)} is not allowed: name one of SSO_INTERPRETERS (${this.rules.interpreterNames.join(', ')})`,
+      });
+    }
+    for (const uri of settings.redirectUris) {
+      if (this.rules.environmentRedirectUris.includes(uri)) {
+        faults.push({
+          path: 'redirect-uri',
+          message: `${uri} belongs to the environment's provider (OIDC_REDIRECT_URIS)`,
+        });
+      }
+    }
+    const [first] = faults;
+    if (first) {
+      throw new DomainError('INVALID_REQUEST', `${first.path}: ${first.message}`, { errors: faults });
+    }
+  }
+}

@@ -1,0 +1,240 @@
+import { type AuditActor, type AuditEventName, auditEvent } from '../domain/audit/audit-event.js';
+import type { LoginMethod, SessionRecord, StoredSession } from '../domain/session/session.js';
+import type { Clock } from '../domain/shared/clock.port.js';
+import type { Repositories, Store } from '../domain/store.port.js';
+import type { LoginEvents } from './login-events.js';
+
+/**
+ * Why sessions end: the `reason` label of `gatehouse_sessions_ended_total` and of the
+ * `session_ended` log line. A fixed list, so a label never carries free text.
+ */
+export const SESSION_END_REASONS = [
+  'logout',
+  'sso_logout',
+  'backchannel_logout',
+  /** The user ended one of their sessions by handle. */
+  'revoked',
+  /** The user ended all their other sessions. */
+  'revoked_others',
+  /** The user's or an administrator's password change (the rotated session included). */
+  'password_changed',
+  'user_disabled',
+  /** An administrator's revocation (one session, a user's, or everyone's). */
+  'administrator',
+  /** A login beyond SESSIONS_PER_USER_MAX ended the least recently used session. */
+  'session_limit',
+  /** A login was sent with this session's cookie (fixation defence). */
+  'replaced_by_login',
+  'idle_timeout',
+  'absolute_timeout',
+] as const;
+
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
+/** The audit record each reason writes, unless the cause says otherwise. */
+const AUDITED: Readonly<
+  Record<SessionEndReason, { event: AuditEventName; actor: AuditActor; reason: string | null }>
+> = {
+  logout: { event: 'logout', actor: 'user', reason: null },
+  sso_logout: { event: 'sso_logout', actor: 'user', reason: null },
+  backchannel_logout: { event: 'session_revoked', actor: 'provider', reason: 'backchannel_logout' },
+  revoked: { event: 'session_revoked', actor: 'user', reason: 'self' },
+  revoked_others: { event: 'session_revoked', actor: 'user', reason: 'self' },
+  password_changed: { event: 'session_revoked', actor: 'user', reason: 'password_change' },
+  user_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'user_disabled' },
+  administrator: { event: 'session_revoked', actor: 'administrator', reason: 'administrator' },
+  session_limit: { event: 'session_revoked', actor: 'system', reason: 'session_limit' },
+  replaced_by_login: { event: 'session_revoked', actor: 'user', reason: 'replaced_by_login' },
+  idle_timeout: { event: 'session_expired', actor: 'system', reason: 'idle_timeout' },
+  absolute_timeout: { event: 'session_expired', actor: 'system', reason: 'absolute_timeout' },
+};
+
+/** Users read per query when "end all" goes user by user. */
+const USERS_PER_PAGE = 500;
+
+/** The logouts' own records name the session but no count: the event itself says "one". */
+const UNCOUNTED: ReadonlySet<SessionEndReason> = new Set(['logout', 'sso_logout']);
+
+/** Why and by whom sessions end, as their audit record tells it. */
+export interface EndingCause {
+  reason: SessionEndReason;
+  /** Who ended them; the reason's usual actor when left out. */
+  actor?: AuditActor;
+  /** The account, when the caller knows it (the record then names its username). */
+  user?: { userId: string; username: string } | null;
+  clientAddress?: string | null;
+  /** The login method the record names; each session's own when left out. */
+  method?: LoginMethod | null;
+  /**
+   * False when the caller's own record covers this end (the session a password change rotates is
+   * named by the `password_change` record). Counted and reported all the same.
+   */
+  audited?: boolean;
+}
+
+/** What one unit of work ended, as reported to `LoginEvents.sessionEnded` after it committed. */
+interface Ended {
+  userId: string | null;
+  reason: SessionEndReason;
+  count: number;
+}
+
+/**
+ * Ends sessions inside one unit of work: deletes them, writes their audit record in the same unit,
+ * and notes what ended; `SessionEnding.unit` reports it once the unit committed. Every path that
+ * ends a session goes through here, so the metric and the log line count every end.
+ */
+export class SessionEnder {
+  constructor(
+    readonly repositories: Repositories,
+    private readonly clock: Clock,
+    private readonly ended: Ended[],
+  ) {}
+
+  /** The session with this token hash, with its provider tokens; null when there was none. */
+  async one(tokenHash: string, cause: EndingCause): Promise<StoredSession | null> {
+    const session = await this.repositories.sessions.deleteByTokenHash(tokenHash);
+    if (session) await this.each([session], cause);
+    return session;
+  }
+
+  /** The user's session with this handle; false when the user has none with it. */
+  async byHandle(userId: string, handle: string, cause: EndingCause): Promise<boolean> {
+    if (!(await this.repositories.sessions.deleteByHandle(userId, handle))) return false;
+    await this.counted(userId, 1, cause, handle);
+    return true;
+  }
+
+  /**
+   * Every session of the user but `except`; one record for all of them. Returns how many ended,
+   * at most `atMost` (the caller counted the live ones: rows awaiting the purge are not counted).
+   */
+  async ofUser(
+    user: { userId: string; username: string },
+    cause: EndingCause,
+    options: { except?: string; atMost?: number } = {},
+  ): Promise<number> {
+    const deleted = await this.repositories.sessions.deleteAllForUser(user.userId, options.except);
+    const count = Math.min(deleted, options.atMost ?? deleted);
+    await this.counted(user.userId, count, { user, ...cause });
+    return count;
+  }
+
+  /** Back-channel logout: the SSO sessions matching every identifier given; a record each. */
+  async bySso(issuer: string, by: { sid?: string; subject?: string }, cause: EndingCause) {
+    const sessions = await this.repositories.sessions.deleteBySso(issuer, by);
+    await this.each(sessions, cause);
+    return sessions;
+  }
+
+  /** The user's least recently used sessions beyond `keep`; a record each. */
+  async beyond(user: { userId: string; username: string }, keep: number, cause: EndingCause) {
+    const sessions = await this.repositories.sessions.evictBeyond(user.userId, keep);
+    await this.each(sessions, { user, ...cause });
+    return sessions;
+  }
+
+  /**
+   * Every session of every user; one record naming no user. A store without the "end all"
+   * capability ends each user's sessions in turn, users paged from the user store.
+   */
+  async all(cause: EndingCause): Promise<number> {
+    const { sessions, users } = this.repositories;
+    let count = 0;
+    if (sessions.capabilities.endAll) {
+      count = await sessions.capabilities.endAll.deleteAll();
+    } else {
+      let after: string | null = null;
+      for (;;) {
+        const page: string[] = await users.listUserIds(after, USERS_PER_PAGE);
+        for (const userId of page) count += await sessions.deleteAllForUser(userId);
+        if (page.length < USERS_PER_PAGE) break;
+        after = page.at(-1)!;
+      }
+    }
+    await this.counted(null, count, cause);
+    return count;
+  }
+
+  private async each(sessions: readonly SessionRecord[], cause: EndingCause): Promise<void> {
+    for (const session of sessions) {
+      await this.record(cause, {
+        userId: session.userId,
+        count: UNCOUNTED.has(cause.reason) ? null : 1,
+        handle: session.handle,
+        method: session.method,
+      });
+      this.note(session.userId, cause.reason, 1);
+    }
+  }
+
+  private async counted(
+    userId: string | null,
+    count: number,
+    cause: EndingCause,
+    handle: string | null = null,
+  ): Promise<void> {
+    if (count === 0) return;
+    await this.record(cause, { userId, count, handle, method: null });
+    this.note(userId, cause.reason, count);
+  }
+
+  private async record(
+    cause: EndingCause,
+    ended: { userId: string | null; count: number | null; handle: string | null; method: LoginMethod | null },
+  ): Promise<void> {
+    if (cause.audited === false) return;
+    const usual = AUDITED[cause.reason];
+    await this.repositories.audit.record(
+      auditEvent({
+        occurredAt: this.clock.now(),
+        event: usual.event,
+        reason: usual.reason,
+        actor: cause.actor ?? usual.actor,
+        userId: ended.userId,
+        username: cause.user?.username ?? null,
+        sessionHandle: ended.handle,
+        sessionCount: ended.count,
+        method: cause.method === undefined ? ended.method : cause.method,
+        clientAddress: cause.clientAddress ?? null,
+      }),
+    );
+  }
+
+  private note(userId: string | null, reason: SessionEndReason, count: number): void {
+    const same = this.ended.find((entry) => entry.userId === userId && entry.reason === reason);
+    if (same) same.count += count;
+    else this.ended.push({ userId, reason, count });
+  }
+}
+
+/**
+ * The one way sessions end (use case): logout, SSO and back-channel logout, a user's and an
+ * administrator's revocations, a password change, disabling, eviction at the cap, replacement by
+ * a login, a time-out. Deleted, audited in the same unit of work, then reported.
+ */
+export class SessionEnding {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly events: LoginEvents,
+  ) {}
+
+  /**
+   * Runs `work` as one unit of work in which sessions may end; what ended is reported once the
+   * unit committed (an aborted unit on a transactional store ended nothing).
+   */
+  async unit<T>(work: (repositories: Repositories, end: SessionEnder) => Promise<T>): Promise<T> {
+    const ended: Ended[] = [];
+    const result = await this.store.transaction((repositories) =>
+      work(repositories, new SessionEnder(repositories, this.clock, ended)),
+    );
+    for (const entry of ended) this.events.sessionEnded(entry);
+    return result;
+  }
+
+  /** One session, in a unit of its own. */
+  one(tokenHash: string, cause: EndingCause): Promise<StoredSession | null> {
+    return this.unit((_, end) => end.one(tokenHash, cause));
+  }
+}

@@ -1,0 +1,130 @@
+import { ENVIRONMENT_PROVIDER_ID, type RegisteredProvider } from '../../domain/sso/provider-registration.js';
+import type { ProviderRegistry } from '../../domain/sso/provider-registry.port.js';
+
+/** What the login needs to know of a provider before it calls it: who it may log in, and how. */
+export interface ProviderRules {
+  id: string;
+  redirectUris: readonly string[];
+  /** The tenants whose users it may log in; null: any (the environment's provider). */
+  tenants: readonly string[] | null;
+  levels: readonly number[];
+  requirePkce: boolean;
+}
+
+/** One enabled provider: its rules, and the adapters built for it once (client, interpreter). */
+export interface DirectoryEntry<Parts> {
+  rules: ProviderRules;
+  parts: Parts;
+}
+
+/** A redirect URI claimed twice, by the environment (OIDC_REDIRECT_URIS) and a registered provider. */
+export class RedirectUriCollisionError extends Error {
+  constructor(
+    readonly uri: string,
+    readonly providerId: string,
+  ) {
+    super(`OIDC_REDIRECT_URIS: ${uri} is also a redirect URI of registered provider "${providerId}"`);
+    this.name = 'RedirectUriCollisionError';
+  }
+}
+
+/**
+ * The providers this instance serves: the environment's (`default`, when configured) and every
+ * enabled registered one, found by the exact `redirect_uri` a login names. Registry changes reach
+ * it by `refresh()`, which reads only the registry's version unless it moved; a provider's
+ * adapters are built once and kept until that provider changes, so a thousand providers cost a
+ * login no more than one (a map lookup).
+ */
+export class ProviderDirectory<Parts> {
+  private byRedirectUri = new Map<string, DirectoryEntry<Parts>>();
+  private byId = new Map<string, DirectoryEntry<Parts>>();
+  /** The registry row each entry was built from (its `updatedAt`), to rebuild only what changed. */
+  private builtFrom = new Map<string, number>();
+  private version: bigint | null = null;
+  private failed = new Map<string, Error>();
+
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly environment: DirectoryEntry<Parts> | null,
+    private readonly build: (provider: RegisteredProvider) => Promise<Parts>,
+  ) {}
+
+  /** The provider whose redirect URIs hold `redirectUri` exactly, or null (no call to any provider). */
+  select(redirectUri: string): DirectoryEntry<Parts> | null {
+    return this.byRedirectUri.get(redirectUri) ?? null;
+  }
+
+  find(id: string): DirectoryEntry<Parts> | null {
+    return this.byId.get(id) ?? null;
+  }
+
+  entries(): DirectoryEntry<Parts>[] {
+    return [...this.byId.values()];
+  }
+
+  /** Enabled providers whose adapters could not be built (an interpreter factory that threw), by id. */
+  failures(): ReadonlyMap<string, Error> {
+    return this.failed;
+  }
+
+  /**
+   * Applies the registry as it is now, when its version moved since the last call (always on the
+   * first). Returns whether anything was reloaded. A registered provider claiming a redirect URI
+   * of the environment's is refused here with RedirectUriCollisionError (the command refuses it
+   * too; this catches an environment changed after the registration).
+   */
+  async refresh(): Promise<boolean> {
+    const version = await this.registry.version();
+    if (version === this.version) return false;
+    const providers = (await this.registry.list()).filter((provider) => provider.enabled);
+    const byId = new Map<string, DirectoryEntry<Parts>>();
+    const byRedirectUri = new Map<string, DirectoryEntry<Parts>>();
+    const builtFrom = new Map<string, number>();
+    const failed = new Map<string, Error>();
+    if (this.environment) {
+      byId.set(ENVIRONMENT_PROVIDER_ID, this.environment);
+      for (const uri of this.environment.rules.redirectUris) byRedirectUri.set(uri, this.environment);
+    }
+    for (const provider of providers) {
+      const stamp = provider.updatedAt.getTime();
+      let entry = this.builtFrom.get(provider.id) === stamp ? this.byId.get(provider.id) : undefined;
+      if (!entry) {
+        try {
+          entry = { rules: rulesOf(provider), parts: await this.build(provider) };
+        } catch (error) {
+          // One customer's broken interpreter must not take the others' logins down: its
+          // redirect URIs select nothing until it is fixed, and `failures()` says why.
+          failed.set(provider.id, error instanceof Error ? error : new Error(String(error)));
+          continue;
+        }
+      }
+      for (const uri of provider.redirectUris) {
+        const holder = byRedirectUri.get(uri);
+        if (holder)
+          throw new RedirectUriCollisionError(
+            uri,
+            holder === this.environment ? provider.id : holder.rules.id,
+          );
+        byRedirectUri.set(uri, entry);
+      }
+      byId.set(provider.id, entry);
+      builtFrom.set(provider.id, stamp);
+    }
+    this.byId = byId;
+    this.byRedirectUri = byRedirectUri;
+    this.builtFrom = builtFrom;
+    this.failed = failed;
+    this.version = version;
+    return true;
+  }
+}
+
+function rulesOf(provider: RegisteredProvider): ProviderRules {
+  return {
+    id: provider.id,
+    redirectUris: provider.redirectUris,
+    tenants: provider.tenants,
+    levels: provider.levels,
+    requirePkce: provider.requirePkce,
+  };
+}

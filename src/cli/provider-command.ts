@@ -1,0 +1,372 @@
+import { parseArgs } from 'node:util';
+import type { AdminProviders } from '../application/admin/admin-providers.js';
+import {
+  CLIENT_AUTH_METHODS,
+  type ClientAuthMethod,
+  ID_TOKEN_ALGORITHMS,
+  type IdTokenAlgorithm,
+  type ProviderSecrets,
+  type ProviderSettings,
+  type ProviderSummary,
+} from '../domain/sso/provider-registration.js';
+import type { ProviderChange } from '../domain/sso/provider-registry.port.js';
+import { escapeForDisplay } from '../domain/user/username.js';
+import { UsageError } from './usage.js';
+
+/** What the provider command needs of the CLI's context (a subset of cli.ts's). */
+export interface ProviderCommandContext {
+  providers: AdminProviders;
+  /** SSO_USER_LEVELS: the levels a provider admits when `--levels` is not given. */
+  defaultLevels: readonly number[];
+  /** Tells whether a provider's discovery and keys can be fetched (`provider test`). */
+  probe(id: string): Promise<ProbeReport>;
+  out(line: string): void;
+}
+
+export interface ProbeReport {
+  ok: boolean;
+  lines: string[];
+}
+
+/** One secret read from standard input before the store opens, and what it is for. */
+export interface SecretRequest {
+  kind: 'client-secret' | 'private-key-jwk';
+  label: string;
+}
+
+export interface ProviderPlan {
+  secret?: SecretRequest;
+  run(context: ProviderCommandContext, secret: string | null): Promise<void>;
+}
+
+const clean = escapeForDisplay;
+
+const SETTING_OPTIONS = {
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-auth': { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  tenant: { type: 'string', multiple: true },
+  interpreter: { type: 'string' },
+  'username-claim': { type: 'string' },
+  'group-claim': { type: 'string' },
+  setting: { type: 'string', multiple: true },
+  levels: { type: 'string' },
+  'require-pkce': { type: 'boolean' },
+  'no-require-pkce': { type: 'boolean' },
+  'id-token-alg': { type: 'string' },
+  'client-secret-stdin': { type: 'boolean' },
+  'private-key-jwk-stdin': { type: 'boolean' },
+} as const;
+
+type SettingValues = ReturnType<typeof parseSettings>['values'];
+
+function parseSettings(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], options: SETTING_OPTIONS, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function onlyId(args: readonly string[], command: string): string {
+  let positionals: string[];
+  try {
+    ({ positionals } = parseArgs({ args: [...args], options: {}, strict: true, allowPositionals: true }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (positionals.length !== 1) throw new UsageError(`provider ${command}: expected ID`);
+  return positionals[0]!;
+}
+
+function oneOf<T extends string>(
+  option: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${option} must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function parseLevels(value: string | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
+  const levels = value.split(',').map((item) => item.trim());
+  if (levels.some((level) => !/^\d{1,2}$/.test(level))) {
+    throw new UsageError('--levels must be a comma list of user levels, e.g. 8,12');
+  }
+  return levels.map(Number);
+}
+
+function parseSettingPairs(pairs: readonly string[] | undefined): Record<string, string> | undefined {
+  if (pairs === undefined) return undefined;
+  const settings: Record<string, string> = {};
+  for (const pair of pairs) {
+    const separator = pair.indexOf('=');
+    if (separator < 1) throw new UsageError('--setting must be NAME=VALUE');
+    settings[pair.slice(0, separator)] = pair.slice(separator + 1);
+  }
+  return settings;
+}
+
+function secretRequest(values: SettingValues, id: string, required: boolean): SecretRequest | undefined {
+  const wantsSecret = values['client-secret-stdin'] === true;
+  const wantsKey = values['private-key-jwk-stdin'] === true;
+  if (wantsSecret && wantsKey) {
+    throw new UsageError('give --client-secret-stdin or --private-key-jwk-stdin, not both');
+  }
+  if (wantsSecret) return { kind: 'client-secret', label: `the client secret of provider ${id}` };
+  if (wantsKey) return { kind: 'private-key-jwk', label: `the private key (JWK) of provider ${id}` };
+  if (required) {
+    throw new UsageError(
+      '--client-secret-stdin or --private-key-jwk-stdin is required (secrets are read from standard input)',
+    );
+  }
+  return undefined;
+}
+
+function secretsFrom(
+  request: SecretRequest | undefined,
+  secret: string | null,
+  settings: Record<string, string> | undefined,
+) {
+  const secrets: Partial<ProviderSecrets> = {};
+  if (request?.kind === 'client-secret' && secret !== null) secrets.clientSecret = secret;
+  if (request?.kind === 'private-key-jwk' && secret !== null) {
+    let jwk: unknown;
+    try {
+      jwk = JSON.parse(secret);
+    } catch {
+      jwk = null;
+    }
+    if (!jwk || typeof jwk !== 'object' || !('d' in jwk)) {
+      throw new UsageError(
+        'the private key on standard input must be a private JSON Web Key (an object with "d")',
+      );
+    }
+    secrets.privateKeyJwk = secret;
+  }
+  if (settings !== undefined) secrets.settings = settings;
+  return secrets;
+}
+
+function requiredText(values: SettingValues, option: 'issuer' | 'client-id'): string {
+  const value = values[option];
+  if (value === undefined || value === '') throw new UsageError(`--${option} is required`);
+  return value;
+}
+
+function requireOnce(values: SettingValues, option: 'redirect-uri' | 'tenant'): string[] {
+  const list = values[option];
+  if (!list || list.length === 0)
+    throw new UsageError(`--${option} is required (repeat it for more than one)`);
+  return list;
+}
+
+function planAdd(args: readonly string[]): ProviderPlan {
+  const { values, positionals } = parseSettings(args);
+  if (positionals.length !== 1) throw new UsageError('provider add: expected ID');
+  const id = positionals[0]!;
+  if (values['no-require-pkce'])
+    throw new UsageError('--no-require-pkce is for update (PKCE is optional by default)');
+  const issuer = requiredText(values, 'issuer');
+  const clientId = requiredText(values, 'client-id');
+  const redirectUris = requireOnce(values, 'redirect-uri');
+  const tenants = requireOnce(values, 'tenant');
+  const clientAuth =
+    oneOf<ClientAuthMethod>('client-auth', values['client-auth'], CLIENT_AUTH_METHODS) ??
+    'client_secret_basic';
+  const idTokenAlg =
+    oneOf<IdTokenAlgorithm>('id-token-alg', values['id-token-alg'], ID_TOKEN_ALGORITHMS) ?? 'RS256';
+  const levels = parseLevels(values.levels);
+  const settings = parseSettingPairs(values.setting);
+  const secret = secretRequest(values, id, true);
+  return {
+    ...(secret ? { secret } : {}),
+    async run(context, secretValue) {
+      const registration: Omit<ProviderSettings, 'enabled'> = {
+        id,
+        issuer,
+        clientId,
+        clientAuth,
+        redirectUris,
+        tenants,
+        interpreter: values.interpreter ?? 'claims',
+        ...(values['username-claim'] ? { usernameClaim: values['username-claim'] } : {}),
+        ...(values['group-claim'] ? { groupClaim: values['group-claim'] } : {}),
+        levels: levels ?? context.defaultLevels.filter((level) => level !== 16),
+        requirePkce: values['require-pkce'] === true,
+        idTokenAlg,
+      };
+      const summary = await context.providers.add(registration, {
+        settings: {},
+        ...secretsFrom(secret, secretValue, settings),
+      });
+      context.out(`added provider ${quoted(summary.id)}`);
+      describe(summary, context);
+    },
+  };
+}
+
+function planUpdate(args: readonly string[]): ProviderPlan {
+  const { values, positionals } = parseSettings(args);
+  if (positionals.length !== 1) throw new UsageError('provider update: expected ID');
+  const id = positionals[0]!;
+  if (values['require-pkce'] && values['no-require-pkce']) {
+    throw new UsageError('give --require-pkce or --no-require-pkce, not both');
+  }
+  const levels = parseLevels(values.levels);
+  const settingPairs = parseSettingPairs(values.setting);
+  const secret = secretRequest(values, id, false);
+  const change: ProviderChange['settings'] = {
+    ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
+    ...(values['client-id'] !== undefined ? { clientId: values['client-id'] } : {}),
+    ...(values['client-auth'] !== undefined
+      ? { clientAuth: oneOf<ClientAuthMethod>('client-auth', values['client-auth'], CLIENT_AUTH_METHODS)! }
+      : {}),
+    ...(values['redirect-uri'] !== undefined ? { redirectUris: values['redirect-uri'] } : {}),
+    ...(values.tenant !== undefined ? { tenants: values.tenant } : {}),
+    ...(values.interpreter !== undefined ? { interpreter: values.interpreter } : {}),
+    ...(values['username-claim'] !== undefined ? { usernameClaim: values['username-claim'] } : {}),
+    ...(values['group-claim'] !== undefined ? { groupClaim: values['group-claim'] } : {}),
+    ...(levels !== undefined ? { levels } : {}),
+    ...(values['require-pkce'] ? { requirePkce: true } : {}),
+    ...(values['no-require-pkce'] ? { requirePkce: false } : {}),
+    ...(values['id-token-alg'] !== undefined
+      ? { idTokenAlg: oneOf<IdTokenAlgorithm>('id-token-alg', values['id-token-alg'], ID_TOKEN_ALGORITHMS)! }
+      : {}),
+  };
+  if (Object.keys(change).length === 0 && secret === undefined && settingPairs === undefined) {
+    throw new UsageError('provider update: give at least one option to change');
+  }
+  return {
+    ...(secret ? { secret } : {}),
+    async run(context, secretValue) {
+      const summary = await context.providers.update(id, {
+        settings: change,
+        secrets: secretsFrom(secret, secretValue, settingPairs),
+      });
+      context.out(`updated provider ${quoted(summary.id)}`);
+      describe(summary, context);
+    },
+  };
+}
+
+function quoted(value: string): string {
+  return `"${clean(value)}"`;
+}
+
+/** Every setting of a provider; of its secrets, only whether they are set and the setting names. */
+function describe(summary: ProviderSummary, context: ProviderCommandContext): void {
+  const secret =
+    summary.clientAuth === 'private_key_jwt'
+      ? summary.hasPrivateKey
+        ? 'private key set'
+        : 'no private key'
+      : summary.hasClientSecret
+        ? 'secret set'
+        : 'no secret';
+  const claims = [
+    summary.usernameClaim ? `username claim ${quoted(summary.usernameClaim)}` : null,
+    summary.groupClaim ? `group claim ${quoted(summary.groupClaim)}` : null,
+  ].filter((part): part is string => part !== null);
+  context.out(`  ${summary.enabled ? 'enabled' : 'disabled'}`);
+  context.out(`  issuer ${clean(summary.issuer)}`);
+  context.out(`  client id ${quoted(summary.clientId)} (${summary.clientAuth}, ${secret})`);
+  context.out(`  redirect URIs ${summary.redirectUris.map(clean).join(' ')}`);
+  context.out(`  tenants ${summary.tenants.map(quoted).join(', ')}`);
+  context.out(
+    `  interpreter ${quoted(summary.interpreter)}${claims.length > 0 ? ` (${claims.join(', ')})` : ''}`,
+  );
+  context.out(
+    `  settings ${summary.settingNames.length > 0 ? summary.settingNames.map(quoted).join(', ') : '(none)'}`,
+  );
+  context.out(`  levels ${summary.levels.join(', ')}; PKCE ${summary.requirePkce ? 'required' : 'optional'}`);
+  context.out(`  ID token algorithm ${summary.idTokenAlg}`);
+}
+
+/** `gatehouse provider add | update | list | show | test | disable | enable | remove`. */
+export function planProvider(args: readonly string[]): ProviderPlan {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'add':
+      return planAdd(rest);
+    case 'update':
+      return planUpdate(rest);
+    case 'list':
+      onlyNothing(rest);
+      return {
+        async run(context) {
+          const providers = await context.providers.list();
+          context.out(`${providers.length} provider${providers.length === 1 ? '' : 's'}`);
+          for (const provider of providers) {
+            context.out(
+              `  ${quoted(provider.id)}  ${provider.enabled ? 'enabled' : 'disabled'}  ${clean(provider.issuer)}  ` +
+                `tenants ${provider.tenants.map(quoted).join(', ')}`,
+            );
+          }
+        },
+      };
+    case 'show': {
+      const id = onlyId(rest, 'show');
+      return {
+        async run(context) {
+          const summary = await context.providers.show(id);
+          context.out(`provider ${quoted(summary.id)}`);
+          describe(summary, context);
+        },
+      };
+    }
+    case 'test': {
+      const id = onlyId(rest, 'test');
+      return {
+        async run(context) {
+          await context.providers.show(id);
+          const report = await context.probe(id);
+          for (const line of report.lines) context.out(line);
+          if (!report.ok) throw new ProbeFailed(id);
+        },
+      };
+    }
+    case 'disable':
+    case 'enable': {
+      const id = onlyId(rest, sub);
+      return {
+        async run(context) {
+          const summary = await context.providers.setEnabled(id, sub === 'enable');
+          context.out(`${sub}d provider ${quoted(summary.id)}`);
+        },
+      };
+    }
+    case 'remove': {
+      const id = onlyId(rest, 'remove');
+      return {
+        async run(context) {
+          await context.providers.remove(id);
+          context.out(`removed provider ${quoted(id)}`);
+        },
+      };
+    }
+    default:
+      throw new UsageError(
+        sub === undefined
+          ? 'provider: a subcommand is required (add, update, list, show, test, disable, enable, remove)'
+          : `provider: unknown subcommand ${quoted(sub)} (add, update, list, show, test, disable, enable, remove)`,
+      );
+  }
+}
+
+function onlyNothing(args: readonly string[]): void {
+  if (args.length > 0) throw new UsageError(`expected no argument, got ${args.length} argument(s)`);
+}
+
+/** `provider test` found a fault: the lines above say which; the exit status is non-zero. */
+export class ProbeFailed extends Error {
+  constructor(readonly providerId: string) {
+    super(`provider ${providerId} did not pass its test`);
+    this.name = 'ProbeFailed';
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Who a live session belongs to: the one small user object every guard puts on the request,
+ * embedded in the service or in gatehouse-client (contract 9). Never a stored record, never a hash.
+ */
+export interface GatehouseUser {
+  userId: string;
+  username: string;
+  /** 0, 4, 8, 12 or 16 (contract 5). */
+  userLevel: number;
+  /** Present only when the user has one. */
+  tenantId?: string;
+  /** Present only when the user has one. */
+  groupId?: string;
+}

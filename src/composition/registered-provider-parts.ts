@@ -1,0 +1,60 @@
+import type { JsonWebKey } from 'node:crypto';
+import { loadInterpreter } from '../adapters/openid/interpreter-loader.js';
+import {
+  type OpenIdCallObservation,
+  OpenIdClientProvider,
+} from '../adapters/openid/openid-client-provider.js';
+import { BUILT_IN_INTERPRETER, type Config } from '../config/config.js';
+import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
+import type { RegisteredProvider } from '../domain/sso/provider-registration.js';
+import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
+
+/** The adapters one registered provider logs in through. */
+export interface RegisteredProviderParts {
+  provider: OpenIdProvider;
+  interpreter: SsoTokenInterpreter;
+}
+
+/**
+ * How a registered provider becomes its adapters: an OpenID client with its own issuer, client,
+ * secret and expected algorithm, and its interpreter, named in the registry and found in
+ * SSO_INTERPRETERS (the deployment's code, never a path from the database), called with that
+ * provider's own settings. Deployment-wide: OIDC_TIMEOUT_MS and OIDC_ALLOW_INSECURE_HTTP.
+ * Node imports each interpreter module once, however many providers name it.
+ */
+export function registeredProviderParts(
+  config: Config,
+  options: { observer?: (call: OpenIdCallObservation) => void } = {},
+): (registered: RegisteredProvider) => Promise<RegisteredProviderParts> {
+  return async (registered) => {
+    const specifier =
+      registered.interpreter === BUILT_IN_INTERPRETER
+        ? BUILT_IN_INTERPRETER
+        : config.sso.interpreters[registered.interpreter];
+    if (specifier === undefined) {
+      throw new Error(
+        `provider "${registered.id}" names interpreter "${registered.interpreter}", which SSO_INTERPRETERS does not list`,
+      );
+    }
+    const provider = new OpenIdClientProvider({
+      issuer: registered.issuer,
+      clientId: registered.clientId,
+      clientAuth: registered.clientAuth,
+      idTokenAlg: registered.idTokenAlg,
+      ...(registered.secrets.clientSecret ? { clientSecret: registered.secrets.clientSecret } : {}),
+      ...(registered.secrets.privateKeyJwk
+        ? { privateKeyJwk: JSON.parse(registered.secrets.privateKeyJwk) as JsonWebKey }
+        : {}),
+      timeoutMs: config.sso.providerTimeoutMs,
+      allowInsecureHttp: config.sso.allowInsecureHttp,
+      ...(options.observer ? { observer: options.observer } : {}),
+    });
+    const interpreter = await loadInterpreter(specifier, {
+      usernameClaim: registered.usernameClaim ?? config.sso.usernameClaim,
+      groupClaim: registered.groupClaim ?? config.sso.groupClaim,
+      env: registered.secrets.settings,
+      timeoutMs: config.sso.providerTimeoutMs,
+    });
+    return { provider, interpreter };
+  };
+}

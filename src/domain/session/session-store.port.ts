@@ -1,0 +1,106 @@
+import type { SessionRecord, StoredSession } from './session.js';
+import type { SessionLookup } from './session-lookup.port.js';
+
+/**
+ * Where sessions live. Shaped for key/value stores (Redis, Valkey, DynamoDB, memory), not for SQL:
+ * every required operation touches one session, one user's sessions or one provider session, and
+ * the store owns expiry (it is told, with each write, when it may forget the session). What only
+ * some stores can do cheaply is an optional capability the store declares (`capabilities`); the
+ * application then uses it, or its documented fallback. docs/architecture.md ("Writing a session
+ * store") says what a store must do, may do, and why; `gatehouse-testing/stores` proves it.
+ */
+export interface SessionStore {
+  /** What this store can do beyond the required operations; each absent when it cannot. */
+  readonly capabilities: SessionStoreCapabilities;
+  /**
+   * Stores a new session. `keepUntil` is when the store may forget it (its earlier time-out plus
+   * a grace, `sessionKeepUntil`): until then it must be found; after, it may be gone.
+   */
+  create(session: StoredSession, keepUntil: Date): Promise<void>;
+  /**
+   * The session by token hash, without the provider tokens, or null. Timed-out sessions not yet
+   * forgotten are returned as they are: the domain decides (and ends them with an audit record).
+   */
+  findByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
+  /** Moves last-seen forward (never back) and the session's `keepUntil` with it. */
+  touch(tokenHash: string, now: Date, keepUntil: Date): Promise<void>;
+  /**
+   * Deletes and returns the session with its provider tokens (the provider logout and a rotation
+   * need them), or null when there was none. Of two concurrent calls, one gets the session.
+   */
+  deleteByTokenHash(tokenHash: string): Promise<StoredSession | null>;
+  /**
+   * Every session of the user (the per-user index), in any order, without provider tokens; timed
+   * out ones not yet forgotten included. Bounded by SESSIONS_PER_USER_MAX.
+   */
+  listForUser(userId: string): Promise<SessionRecord[]>;
+  /** Ends every session of the user except the one given; returns how many ended. */
+  deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number>;
+  /** Ends the user's session with this handle; false when the user has none with it. */
+  deleteByHandle(userId: string, handle: string): Promise<boolean>;
+  /**
+   * Back-channel logout: ends the SSO sessions of this issuer whose provider `sid` and `sub` match
+   * every one given (both when a logout token names both), and returns them (the audit trail names
+   * their users). Neither given ends nothing.
+   */
+  deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]>;
+  /**
+   * Keeps the user's `keep` most recently used sessions (by last-seen; the older created first
+   * among equals) and ends the others, returning them. Exact under concurrent logins of one user:
+   * the store serialises them per user (a row lock, a one-key script, a single thread).
+   */
+  evictBeyond(userId: string, keep: number): Promise<SessionRecord[]>;
+}
+
+/**
+ * Optional capabilities. A store declares one by providing it; the application checks for it and
+ * otherwise uses the fallback named here. Declared, never faked: a store that cannot do one well
+ * leaves it out.
+ */
+export interface SessionStoreCapabilities {
+  /**
+   * The store does not forget sessions by itself (a table): the periodic purge deletes timed-out
+   * ones in batches. Without it: nothing to do, the store forgets at `keepUntil`.
+   */
+  purge?: SessionPurge;
+  /**
+   * Keyset pages of one user's live sessions, filtered and ordered by the store. Without it: the
+   * user's sessions (`listForUser`, bounded by the per-user cap) are paged in memory
+   * (`pageOfSessions`), which gives the same answer.
+   */
+  paging?: SessionPaging;
+  /**
+   * Ends every session of every user in one operation. Without it: the administrator's "end all"
+   * ends each user's sessions in turn (`deleteAllForUser`), user by user from the user store.
+   */
+  endAll?: EndAllSessions;
+  /**
+   * The session with its user in one lookup (the hot path), when the store holds users too (the
+   * SQL join). Without it: the session, then its user from the user store.
+   */
+  lookupWithUser?: SessionLookup;
+}
+
+export interface SessionPurge {
+  /** Deletes up to `limit` sessions whose absolute or idle time-out has passed; returns how many. */
+  purgeExpired(now: Date, idleTimeoutS: number, limit: number): Promise<number>;
+}
+
+/** Where a page of a user's sessions starts, and which count as alive. */
+export interface SessionPage {
+  limit: number;
+  /** The last session of the previous page: this page starts after it. */
+  after?: { createdAt: Date; handle: string };
+  /** Only sessions alive at `at` (neither time-out passed); all of them when left out. */
+  alive?: { at: Date; idleTimeoutS: number };
+}
+
+export interface SessionPaging {
+  /** One page of the user's sessions, newest first by (created_at, handle). At most `limit`. */
+  listPage(userId: string, page: SessionPage): Promise<SessionRecord[]>;
+}
+
+export interface EndAllSessions {
+  /** Ends every session of every user; returns how many ended. */
+  deleteAll(): Promise<number>;
+}

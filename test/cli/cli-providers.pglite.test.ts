@@ -1,0 +1,3 @@
+import { providersSuite } from './cli-providers.suite.js';
+
+providersSuite('pglite');

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { MemorySessionStore } from '../../src/adapters/memory/memory-session-store.js';
+import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
+import { SplitStore } from '../../src/adapters/sql/split-store.js';
+import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { SqlStore } from '../../src/adapters/sql/sql-store.js';
+import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
+import { memorySessionSide } from '../../src/composition/open-session-side.js';
+import { systemClock } from '../../src/domain/shared/clock.port.js';
+import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { sessionLookupContract } from '../contract/session-lookup.contract.js';
+import { openTestStore, testMigrations, truncateAll } from '../support/databases.js';
+
+// The in-memory stores (SESSION_STORE=memory) as the testing kit proves any store: no database.
+sessionStoreContract({
+  name: 'memory',
+  declares: ['purge', 'endAll'],
+  open: async () => ({ sessions: new MemorySessionStore(systemClock) }),
+});
+throttleStoreContract({
+  name: 'memory',
+  declares: ['purge'],
+  open: async () => ({ throttle: new MemoryThrottleStore() }),
+});
+
+// With the users on the database (PGlite): the split the service runs with SESSION_STORE=memory.
+describe('memory sessions beside the database [memory]', () => {
+  let sql: SqlClient;
+
+  beforeAll(async () => {
+    sql = await openTestStore('pglite');
+  });
+  afterAll(async () => {
+    await sql?.close();
+  });
+
+  sessionLookupContract(async () => {
+    await truncateAll(sql);
+    const store = new SplitStore(
+      new SqlStore(sql, testMigrations()),
+      memorySessionSide(systemClock),
+      new SqlUserLookup(sql),
+    );
+    return Object.assign(store, { close: async () => undefined });
+  });
+});
