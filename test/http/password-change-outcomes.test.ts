@@ -89,7 +89,7 @@ describe('a password change, besides its answer', () => {
     expect((await change(client, PASSWORD, NEW_PASSWORD)).status).toBe(200);
     expect(logged(before, 'password_changed')).toEqual([expect.objectContaining({ userId })]);
     expect(logged(before, 'session_ended')).toEqual([
-      expect.objectContaining({ userId, why: 'password_changed', count: 1 }),
+      expect.objectContaining({ userId, reason: 'password_changed', count: 1 }),
     ]);
     expect(await audited(userId, 'password_change')).toHaveLength(1);
     expect(await audited(userId, 'session_revoked')).toEqual([]);
@@ -105,7 +105,7 @@ describe('a password change, besides its answer', () => {
     const before = server.logs.length;
     expect((await change(client, PASSWORD, NEW_PASSWORD)).status).toBe(200);
     expect(logged(before, 'session_ended')).toEqual([
-      expect.objectContaining({ userId, why: 'password_changed', count: 3 }),
+      expect.objectContaining({ userId, reason: 'password_changed', count: 3 }),
     ]);
     expect(await audited(userId, 'session_revoked')).toEqual([
       expect.objectContaining({ reason: 'password_change', sessionCount: 2 }),
