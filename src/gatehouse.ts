@@ -7,6 +7,7 @@ import { metricsRoutes } from './adapters/metrics/metrics-routes.js';
 import { PgSqlClient } from './adapters/sql/pg-sql-client.js';
 import type { SessionSide } from './adapters/sql/split-store.js';
 import type { SqlClient } from './adapters/sql/sql-client.js';
+import { SqlProviderRegistry } from './adapters/sql/sql-provider-registry.js';
 import type { SqlStore } from './adapters/sql/sql-store.js';
 import type { LoginEvents } from './application/login-events.js';
 import type { Purger } from './application/purger.js';
@@ -79,8 +80,9 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
   });
   const sqlClient = options.sqlClient ?? (await openSqlClient(options.config, logger));
   if (sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
+  const observedClient = metrics.observeSqlClient(sqlClient);
   const { store, database } = await openServiceStore(options.config, logger, {
-    client: metrics.observeSqlClient(sqlClient),
+    client: observedClient,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.sessionStore ? { sessionSide: options.sessionStore } : {}),
   });
@@ -89,6 +91,7 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     logger,
     store,
     sso,
+    providerRegistry: new SqlProviderRegistry(observedClient, sso.sealer),
     metrics,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
@@ -96,6 +99,20 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     ...(options.loginEvents ? { loginEvents: options.loginEvents } : {}),
   });
   warnAboutConfiguration(options.config, logger);
+  // Every enabled registered provider is loaded before the first request; a redirect URI the
+  // environment shares with one stops the start-up here, naming it (RedirectUriCollisionError).
+  const directory = container.get(TOKENS.ProviderDirectory);
+  try {
+    await directory.refresh();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  for (const [id, error] of directory.failures()) {
+    logger.error({ provider: id, err: error.message }, `provider "${id}" cannot be used: ${error.message}`);
+  }
+  const registryWatch = container.get(TOKENS.RegistryWatch);
+  registryWatch.start();
   const authenticator = container.get(TOKENS.SessionAuthenticator);
   const purger = container.get(TOKENS.Purger);
   purger.start();
@@ -130,7 +147,7 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     authenticator,
     purger,
     close: async () => {
-      await purger.stop();
+      await Promise.all([purger.stop(), registryWatch.stop()]);
       await store.close();
     },
   };
