@@ -69,8 +69,10 @@ export function adminProviders(gatehouse: Gatehouse): AdminProviders {
 }
 
 /**
- * Registers the customer's provider, limited to its tenant; in a kept data directory it is
- * updated instead (the ports, hence the issuer and redirect URI, may have changed).
+ * Registers the customer's provider, limited to its tenant. In a kept data directory it is there
+ * already: updated when its issuer is the same (the portal's port, hence the redirect URI, may
+ * have moved); offboarded and registered again when the provider's port moved, since accounts
+ * bound to the old issuer would otherwise be refused as bound elsewhere.
  */
 export async function registerCustomerProvider(
   admin: AdminProviders,
@@ -91,7 +93,14 @@ export async function registerCustomerProvider(
     idTokenAlg: customer.idTokenAlg,
   };
   const secrets = { clientSecret: endpoint.clientSecret, settings: customer.settings };
-  const known = (await admin.list()).some((provider) => provider.id === customer.id);
-  if (known) await admin.update(customer.id, { settings, secrets });
-  else await admin.add({ id: customer.id, ...settings }, secrets);
+  const known = (await admin.list()).find((provider) => provider.id === customer.id);
+  if (known?.issuer === endpoint.issuer) {
+    await admin.update(customer.id, { settings, secrets });
+    return;
+  }
+  if (known) {
+    await admin.setEnabled(customer.id, false);
+    await admin.remove(customer.id);
+  }
+  await admin.add({ id: customer.id, ...settings }, secrets);
 }
