@@ -328,7 +328,7 @@ export function instructionsText(
     '',
     `  Portal (open this)  ${p.portalUrl}`,
     `  Gatehouse           ${p.gatehouseUrl}  (the portal proxies ${p.portalUrl}/api/* to it)`,
-    `  Data                ${p.dataDir}${p.temporaryDataDir ? ' (deleted on exit)' : ''}: PGlite database, token key`,
+    `  Data                ${p.dataDir}: PGlite database${p.temporaryDataDir ? ' (deleted on exit)' : ", and the key sealing the registry's secrets"}`,
     '',
     "Both providers are registered in Gatehouse's provider registry, as `gatehouse provider add` would",
     "do; the redirect URI a login names selects the provider, which logs in only its own tenant's users.",

@@ -38,7 +38,7 @@ for (const transport of ['koa', 'fastify'] as const) {
       acme = playground.customers.acme!;
       globex = playground.customers.globex!;
       browser = await launchChromium();
-    }, 60_000);
+    }, 90_000);
 
     afterAll(async () => {
       await browser?.close();
