@@ -39,7 +39,7 @@ describe('the dev:sso playground', () => {
   });
 
   it('registers both customers and starts again on a kept data directory, its providers on new ports', {
-    timeout: 120_000,
+    timeout: 180_000,
   }, async () => {
     playground = await startPlayground({ ports: 0, dataDir, logLevel: 'silent' });
     const firstIssuer = playground.customers.acme!.issuer;
