@@ -90,7 +90,12 @@ describe('Redis session indexes after revocations [redis]', () => {
     expect(evicted.map((session) => session.handle).sort()).toEqual(
       [created[0]!.handle, created[1]!.handle].sort(),
     );
-    expect(evicted[0]!.sso).toEqual({ issuer: SSO.issuer, subject: SSO.subject, sid: SSO.sid });
+    expect(evicted[0]!.sso).toEqual({
+      provider: SSO.provider,
+      issuer: SSO.issuer,
+      subject: SSO.subject,
+      sid: SSO.sid,
+    });
     expect(await sessions.findByTokenHash(created[2]!.tokenHash)).not.toBeNull();
     expect(await redis.client.zcard(`${keyPrefix}u:{u1}`)).toBe(1);
     expect(await sessions.evictBeyond('u1', 1)).toEqual([]);
