@@ -3,10 +3,8 @@
  * and users in the directory, then its provider in the registry through the same use case as
  * `gatehouse provider add` (secrets sealed with TOKEN_ENCRYPTION_KEY, the change audited).
  */
-import { AdminProviders } from '../../src/application/admin/admin-providers.js';
+import type { AdminProviders } from '../../src/application/admin/admin-providers.js';
 import { TOKENS } from '../../src/composition/tokens.js';
-import { BUILT_IN_INTERPRETER } from '../../src/config/config.js';
-import { systemClock } from '../../src/domain/shared/clock.port.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
 import type { Gatehouse } from '../../src/gatehouse.js';
 import type { DemoCustomer } from './customers.js';
@@ -54,18 +52,7 @@ export async function seedCustomerDirectory(gatehouse: Gatehouse, customer: Demo
 
 /** The provider administration of this deployment, with the rules the `gatehouse provider` command applies. */
 export function adminProviders(gatehouse: Gatehouse): AdminProviders {
-  const registry = gatehouse.container.get(TOKENS.ProviderRegistry);
-  if (!registry) throw new Error('this Gatehouse has no provider registry');
-  const { config } = gatehouse;
-  return new AdminProviders(
-    registry,
-    {
-      interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
-      environmentRedirectUris: config.oidc?.redirectUris ?? [],
-      canSealSecrets: config.tokenEncryptionKey !== undefined,
-    },
-    systemClock,
-  );
+  return gatehouse.container.get(TOKENS.AdminProviders);
 }
 
 /**

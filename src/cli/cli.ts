@@ -1,26 +1,24 @@
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { probeProvider } from '../adapters/openid/provider-probe.js';
 import { DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
-import type { SqlClient } from '../adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import type { AdminDirectory } from '../application/admin/admin-directory.js';
-import { AdminProviders } from '../application/admin/admin-providers.js';
+import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
 import { buildContainer } from '../composition/container.js';
 import { openServiceStore } from '../composition/open-service-store.js';
+import { tokenSealerFor } from '../composition/token-sealer-for.js';
 import { TOKENS } from '../composition/tokens.js';
-import { BUILT_IN_INTERPRETER, type Config, ConfigError, loadConfig } from '../config/config.js';
-import { systemClock } from '../domain/shared/clock.port.js';
+import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import { isUserLevel, type User } from '../domain/user/user.js';
-import { describeLevel, isControlCharacter } from '../domain/user/user-rules.js';
+import { describeLevel } from '../domain/user/user-rules.js';
 import { escapeForDisplay } from '../domain/user/username.js';
 import { planAudit } from './audit-command.js';
 import { parseImportFile } from './import-file.js';
@@ -444,24 +442,9 @@ function plan(argv: readonly string[]): Plan | null {
 /** The provider registry as the command reaches it: secrets sealed with TOKEN_ENCRYPTION_KEY. */
 function providerCommandContext(
   config: Config,
-  client: SqlClient,
+  providers: AdminProviders,
   out: (line: string) => void,
 ): ProviderCommandContext {
-  const key = config.tokenEncryptionKey;
-  // Without the key nothing can be sealed (adding is refused, naming it) and nothing opens.
-  const sealer = key
-    ? AesTokenSealer.fromBase64(key, config.tokenEncryptionKeysPrevious)
-    : AesTokenSealer.random();
-  const registry = new SqlProviderRegistry(client, sealer);
-  const providers = new AdminProviders(
-    registry,
-    {
-      interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
-      environmentRedirectUris: config.oidc?.redirectUris ?? [],
-      canSealSecrets: key !== undefined,
-    },
-    systemClock,
-  );
   return {
     providers,
     defaultLevels: config.sso.userLevels,
@@ -565,6 +548,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       config,
       logger: createLogger(config.logLevel, lineWriter(io.stderr)),
       store,
+      // Without TOKEN_ENCRYPTION_KEY nothing can be sealed (adding is refused, naming it) and nothing opens.
+      providerRegistry: new SqlProviderRegistry(database.client, tokenSealerFor(config)),
     });
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
@@ -577,7 +562,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           users: container.get(TOKENS.AdminUsers),
           directory: container.get(TOKENS.AdminDirectory),
           importer: container.get(TOKENS.ImportUsers),
-          providers: providerCommandContext(config, database.client, (line) => io.stdout.write(`${line}\n`)),
+          providers: providerCommandContext(config, container.get(TOKENS.AdminProviders), (line) =>
+            io.stdout.write(`${line}\n`),
+          ),
           out: (line) => io.stdout.write(`${line}\n`),
         },
         password,

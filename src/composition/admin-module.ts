@@ -1,12 +1,15 @@
 import { ContainerModule } from 'inversify';
 import { AdminDirectory } from '../application/admin/admin-directory.js';
+import { AdminProviders } from '../application/admin/admin-providers.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
 import { ImportUsers } from '../application/admin/import-users.js';
 import type { SessionEnding } from '../application/session-ending.js';
+import { BUILT_IN_INTERPRETER, type Config } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
+import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
 
@@ -38,6 +41,25 @@ export const adminModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.AdminDirectory)
     .toResolvedValue((store: Store) => new AdminDirectory(store), [TOKENS.Store])
+    .inSingletonScope();
+  bind(TOKENS.AdminProviders)
+    .toResolvedValue(
+      (registry: ProviderRegistry | null, config: Config, clock: Clock) => {
+        if (!registry) throw new Error('this container was built without a provider registry');
+        // The rules `gatehouse provider` applies: interpreters the deployment allows, redirect URIs
+        // the environment's provider holds, and no secret accepted without a key to seal it.
+        return new AdminProviders(
+          registry,
+          {
+            interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
+            environmentRedirectUris: config.oidc?.redirectUris ?? [],
+            canSealSecrets: config.tokenEncryptionKey !== undefined,
+          },
+          clock,
+        );
+      },
+      [TOKENS.ProviderRegistry, TOKENS.Config, TOKENS.Clock],
+    )
     .inSingletonScope();
   bind(TOKENS.ImportUsers)
     .toResolvedValue(

@@ -1,5 +1,4 @@
 import type { JsonWebKey } from 'node:crypto';
-import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import { loadInterpreter } from '../adapters/openid/interpreter-loader.js';
 import {
@@ -12,6 +11,7 @@ import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import { ENVIRONMENT_PROVIDER_ID, type RegisteredProvider } from '../domain/sso/provider-registration.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
 import { registeredProviderParts } from './registered-provider-parts.js';
+import { tokenSealerFor } from './token-sealer-for.js';
 
 /** A request to a provider, as metrics see it: which provider (its id) and how it went. */
 export type ProviderCallObservation = OpenIdCallObservation & { provider: string };
@@ -47,17 +47,12 @@ export async function createSsoParts(
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     observerFor: (id) => observedAs(id).observer,
   });
-  let sealer: TokenSealer;
-  if (config.tokenEncryptionKey) {
-    sealer = AesTokenSealer.fromBase64(config.tokenEncryptionKey, config.tokenEncryptionKeysPrevious);
-  } else {
-    if (config.oidc) {
-      logger.warn(
-        'TOKEN_ENCRYPTION_KEY is not set: provider tokens kept with sessions are sealed with a per-process key, ' +
-          'so a provider logout after a restart or on another instance cannot revoke them. Set it in production.',
-      );
-    }
-    sealer = AesTokenSealer.random();
+  const sealer = tokenSealerFor(config);
+  if (!config.tokenEncryptionKey && config.oidc) {
+    logger.warn(
+      'TOKEN_ENCRYPTION_KEY is not set: provider tokens kept with sessions are sealed with a per-process key, ' +
+        'so a provider logout after a restart or on another instance cannot revoke them. Set it in production.',
+    );
   }
   if (!config.oidc) return { environment: null, sealer, build };
   const oidc = config.oidc;

@@ -3,6 +3,7 @@ import type { HttpCore } from '../adapters/http/http-core.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import type { AdminDirectory } from '../application/admin/admin-directory.js';
+import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportUsers } from '../application/admin/import-users.js';
 import type { BackchannelLogout } from '../application/backchannel-logout.js';
@@ -58,6 +59,7 @@ export const TOKENS = {
   SessionEnding: Symbol.for('gatehouse.SessionEnding') as ServiceIdentifier<SessionEnding>,
   AdminUsers: Symbol.for('gatehouse.AdminUsers') as ServiceIdentifier<AdminUsers>,
   AdminDirectory: Symbol.for('gatehouse.AdminDirectory') as ServiceIdentifier<AdminDirectory>,
+  AdminProviders: Symbol.for('gatehouse.AdminProviders') as ServiceIdentifier<AdminProviders>,
   ImportUsers: Symbol.for('gatehouse.ImportUsers') as ServiceIdentifier<ImportUsers>,
   Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
