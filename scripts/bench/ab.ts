@@ -8,6 +8,11 @@
  * Each argument is `label:` followed by space-separated node flags (`--...`) and NAME=VALUE
  * environment settings. AB_PHASE=session (default) or login; AB_ROUNDS (5), AB_SECONDS (3).
  * Needs `npm run build` first (the variants run as `npm start` does, plus their own flags).
+ *
+ * Two versions of the code: build each in a checkout of its own (`git worktree add`, node_modules
+ * linked) and give a variant its checkout as `AB_ROOT=/path` (not passed to the service); a variant
+ * without one runs this checkout. The users are imported with the first variant's checkout.
+ * Example: npx tsx scripts/bench/ab.ts 'new:AB_ROOT=/work/wt/ab-new' 'old:AB_ROOT=/work/wt/ab-old'
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,6 +29,8 @@ import { round } from './stats.js';
 
 interface Variant {
   label: string;
+  /** The checkout whose build this variant runs. */
+  root: string;
   nodeArgs: string[];
   env: Record<string, string>;
 }
@@ -31,7 +38,7 @@ interface Variant {
 function parseVariant(raw: string): Variant {
   const colon = raw.indexOf(':');
   if (colon <= 0) throw new Error(`expected label:settings, got "${raw}"`);
-  const variant: Variant = { label: raw.slice(0, colon), nodeArgs: [], env: {} };
+  const variant: Variant = { label: raw.slice(0, colon), root: process.cwd(), nodeArgs: [], env: {} };
   for (const token of raw
     .slice(colon + 1)
     .split(/\s+/)
@@ -40,7 +47,8 @@ function parseVariant(raw: string): Variant {
     else {
       const eq = token.indexOf('=');
       if (eq <= 0) throw new Error(`expected --flag or NAME=VALUE, got "${token}"`);
-      variant.env[token.slice(0, eq)] = token.slice(eq + 1);
+      if (token.slice(0, eq) === 'AB_ROOT') variant.root = token.slice(eq + 1);
+      else variant.env[token.slice(0, eq)] = token.slice(eq + 1);
     }
   }
   return variant;
@@ -55,18 +63,22 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.AB_ROUNDS ?? 5);
   const seconds = Number(process.env.AB_SECONDS ?? 3);
   const options = benchOptionsFromEnv();
-  const root = process.cwd();
   const tmp = await mkdtemp(join(tmpdir(), 'gatehouse-ab-'));
   const database = await createThrowawayDatabase(options.adminDatabaseUrl);
   const services: RunningService[] = [];
   try {
     const storeEnv = { DATABASE_URL: database.url };
-    await seed({ root, dir: tmp, env: storeEnv, plan: { passwordUsers: 200, ssoUsers: 0, ssoLevel: 8 } });
+    await seed({
+      root: variants[0]!.root,
+      dir: tmp,
+      env: storeEnv,
+      plan: { passwordUsers: 200, ssoUsers: 0, ssoLevel: 8 },
+    });
     const key = randomBytes(32).toString('base64');
     for (const variant of variants) {
       services.push(
         await startService({
-          root,
+          root: variant.root,
           env: { ...storeEnv, LOGIN_MAX_FAILURES: '1000', TOKEN_ENCRYPTION_KEY: key, ...variant.env },
           nodeArgs: variant.nodeArgs,
         }),

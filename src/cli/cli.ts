@@ -12,8 +12,7 @@ import type { AdminDirectory } from '../application/admin/admin-directory.js';
 import { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
-import { buildContainer } from '../composition/container.js';
-import { openServiceStore } from '../composition/open-service-store.js';
+import { openServiceContainer } from '../composition/service-container.js';
 import { TOKENS } from '../composition/tokens.js';
 import { BUILT_IN_INTERPRETER, type Config, ConfigError, loadConfig } from '../config/config.js';
 import { systemClock } from '../domain/shared/clock.port.js';
@@ -557,14 +556,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
-    const { store, database, applied } = await openServiceStore(config);
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
-    const container = buildContainer({
+    const { container, database, applied } = await openServiceContainer({
       config,
       logger: createLogger(config.logLevel, lineWriter(io.stderr)),
-      store,
     });
+    const store = container.get(TOKENS.Store);
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);
