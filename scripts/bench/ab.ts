@@ -16,7 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createThrowawayDatabase } from './databases.js';
 import { runLoad } from './load.js';
@@ -90,6 +90,8 @@ async function main(): Promise<void> {
         : sessionRequests(await createSessions(services[0]!.url, 200, 200));
     const connections = phase === 'login' ? options.loginConnections : options.sessionConnections;
     const results = variants.map(() => ({ rps: [] as number[], p99: [] as number[], rss: [] as number[] }));
+    // The machine's load around the rounds: a shared machine's other work is part of the figures.
+    const loadBefore = loadavg().map((value) => round(value, 2));
     for (const service of services) {
       await runLoad({ baseUrl: service.url, connections, durationS: 2, requests });
     }
@@ -121,9 +123,12 @@ async function main(): Promise<void> {
       req_per_s_median: median(results[index]!.rps),
       vs_first: round(median(results[index]!.rps) / base, 3),
       p99_ms_median: median(results[index]!.p99),
+      req_per_s_rounds: results[index]!.rps,
+      p99_ms_rounds: results[index]!.p99,
       rss_peak_mb_max: Math.max(...results[index]!.rss),
     }));
-    process.stdout.write(`${JSON.stringify({ phase, rounds, seconds, summary }, null, 2)}\n`);
+    const load_average = { before: loadBefore, after: loadavg().map((value) => round(value, 2)) };
+    process.stdout.write(`${JSON.stringify({ phase, rounds, seconds, load_average, summary }, null, 2)}\n`);
   } finally {
     for (const service of services) await service.stop();
     await database.drop();
