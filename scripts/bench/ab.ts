@@ -89,7 +89,12 @@ async function main(): Promise<void> {
         ? Array.from({ length: 200 }, (_, index) => loginRequest(passwordUser(index), BENCH_PASSWORD))
         : sessionRequests(await createSessions(services[0]!.url, 200, 200));
     const connections = phase === 'login' ? options.loginConnections : options.sessionConnections;
-    const results = variants.map(() => ({ rps: [] as number[], p99: [] as number[], rss: [] as number[] }));
+    const results = variants.map(() => ({
+      rps: [] as number[],
+      p99: [] as number[],
+      rss: [] as number[],
+      cpuUs: [] as number[],
+    }));
     // The machine's load around the rounds: a shared machine's other work is part of the figures.
     const loadBefore = loadavg().map((value) => round(value, 2));
     for (const service of services) {
@@ -112,8 +117,12 @@ async function main(): Promise<void> {
         results[index]!.rps.push(load.req_per_s);
         results[index]!.p99.push(load.latency_ms.p99);
         results[index]!.rss.push(use.rss_peak_mb ?? 0);
+        // The service's own CPU time per request: what a request costs, whoever else holds the
+        // CPU meanwhile (throughput on a loaded machine also measures the other tenants).
+        const cpuUs = round(((use.cpu_pct ?? 0) / 100 / load.req_per_s) * 1e6, 1);
+        results[index]!.cpuUs.push(cpuUs);
         process.stderr.write(
-          `round ${roundIndex + 1} ${variants[index]!.label}: ${load.req_per_s} req/s, p99 ${load.latency_ms.p99} ms, rss ${use.rss_peak_mb} MB, non-2xx ${load.non_2xx}\n`,
+          `round ${roundIndex + 1} ${variants[index]!.label}: ${load.req_per_s} req/s, p99 ${load.latency_ms.p99} ms, cpu ${cpuUs} us/req, rss ${use.rss_peak_mb} MB, non-2xx ${load.non_2xx}\n`,
         );
       }
     }
@@ -123,6 +132,7 @@ async function main(): Promise<void> {
       req_per_s_median: median(results[index]!.rps),
       vs_first: round(median(results[index]!.rps) / base, 3),
       p99_ms_median: median(results[index]!.p99),
+      cpu_us_per_req_median: median(results[index]!.cpuUs),
       req_per_s_rounds: results[index]!.rps,
       p99_ms_rounds: results[index]!.p99,
       rss_peak_mb_max: Math.max(...results[index]!.rss),
