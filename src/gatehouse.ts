@@ -101,6 +101,13 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
     const metrics = container.get(TOKENS.Metrics);
     if (!metrics) throw new Error('createGatehouse: the container was built without metrics');
     warnAboutConfiguration(config, logger);
+    // Every enabled registered provider is loaded before the first request; a redirect URI the
+    // environment shares with one stops the start-up here, naming it (RedirectUriCollisionError).
+    const directory = container.get(TOKENS.ProviderDirectory);
+    await directory.refresh();
+    for (const [id, error] of directory.failures()) {
+      logger.error({ provider: id, err: error.message }, `provider "${id}" cannot be used: ${error.message}`);
+    }
     const authenticator = container.get(TOKENS.SessionAuthenticator);
     const transport = config.http.transport;
     const proxy = { trustedProxyHops: config.http.trustedProxyHops };
@@ -121,6 +128,8 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
             }),
             proxy,
           );
+    const registryWatch = container.get(TOKENS.RegistryWatch);
+    registryWatch.start();
     const purger = container.get(TOKENS.Purger);
     purger.start();
     return {
@@ -134,7 +143,7 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
       authenticator,
       purger,
       close: async () => {
-        await purger.stop();
+        await Promise.all([purger.stop(), registryWatch.stop()]);
         await store.close();
       },
     };

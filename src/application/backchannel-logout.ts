@@ -1,22 +1,30 @@
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
-import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { SessionEnding } from './session-ending.js';
+import { logoutTokenOrigin } from './sso/logout-token-origin.js';
+import type { SsoProviders } from './sso/sso-providers.js';
 
 /**
- * OpenID Connect Back-Channel Logout 1.0 receiver: the provider posts a signed logout token
- * naming a provider session (`sid`) or a user (`sub`); every matching local SSO session ends.
- * The provider's `sid` is kept with each session for exactly this (Keycloak #12142's lesson).
+ * OpenID Connect Back-Channel Logout 1.0 receiver: a provider posts a signed logout token naming a
+ * provider session (`sid`) or a user (`sub`); every matching local SSO session made through that
+ * provider ends. The token's `iss` and `aud` name the provider (contract 6a); only its keys verify
+ * it, and another provider's sessions are never touched, even under the same issuer. The
+ * provider's `sid` is kept with each session for exactly this (Keycloak #12142's lesson).
  */
 export class BackchannelLogout {
   constructor(
     private readonly ending: SessionEnding,
-    private readonly provider: OpenIdProvider,
+    private readonly providers: SsoProviders,
     private readonly clock: Clock = systemClock,
   ) {}
 
   async execute(logoutToken: string, client?: { clientAddress: string | null }): Promise<number> {
-    const claims = await this.provider.validateLogoutToken(logoutToken);
+    const origin = logoutTokenOrigin(logoutToken);
+    const candidates = origin ? this.providers.forLogoutToken(origin.issuer, origin.audiences) : [];
+    const chosen = candidates[0];
+    if (!chosen)
+      throw new DomainError('SSO_INVALID', 'The logout token names no provider this service serves.');
+    const claims = await chosen.parts.provider.validateLogoutToken(logoutToken);
     // Both when the token names both: a session must match its sid and its sub (issue 14, finding 8).
     const by = {
       ...(claims.sid ? { sid: claims.sid } : {}),
@@ -31,12 +39,19 @@ export class BackchannelLogout {
       ) {
         throw new DomainError('SSO_INVALID', 'This logout token was already used.');
       }
-      return end.bySso(claims.issuer, by, {
-        reason: 'backchannel_logout',
-        clientAddress: client?.clientAddress ?? null,
-      });
+      const ended = [];
+      // Two registrations of one client (same issuer and client id) are one provider's sessions.
+      for (const { rules } of candidates) {
+        const origin = { provider: rules.id, issuer: claims.issuer };
+        ended.push(
+          ...(await end.bySso(origin, by, {
+            reason: 'backchannel_logout',
+            clientAddress: client?.clientAddress ?? null,
+          })),
+        );
+      }
+      return ended;
     });
-    const count = ended.length;
-    return count;
+    return ended.length;
   }
 }

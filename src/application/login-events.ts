@@ -6,12 +6,14 @@ import type { SessionEndReason } from './session-ending.js';
  * metrics and audit work can hang on the same calls. Never carries a password, token or cookie.
  */
 export interface LoginEvents {
-  loginSucceeded(event: { method: 'password' | 'sso'; userId: string }): void;
+  /** `provider`: the id of the provider an SSO login went through, once it was selected. */
+  loginSucceeded(event: { method: 'password' | 'sso'; userId: string; provider?: string }): void;
   loginFailed(event: {
     method: 'password' | 'sso';
     reason: LoginDenialReason | string;
     userId: string | null;
     blocked?: boolean;
+    provider?: string;
   }): void;
   /**
    * Sessions ended (every way a session ends: `SessionEnding`), once their unit of work committed.

@@ -35,6 +35,14 @@ export interface SessionView {
   profile: Profile;
 }
 
+/** Whether SSO sessions of a provider may still be used: it is configured and enabled. */
+export interface ProviderStatus {
+  isServed(providerId: string): boolean;
+}
+
+/** Where no provider can be offboarded (no registry): every provider's sessions stay usable. */
+export const everyProviderServed: ProviderStatus = { isServed: () => true };
+
 function notAuthenticated(): DomainError {
   return new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
 }
@@ -51,6 +59,7 @@ export class SessionAuthenticator {
     private readonly ending: SessionEnding,
     private readonly checks: SessionCheckObserver = ignoredSessionChecks,
     private readonly events?: Pick<LoginEvents, 'sessionCookiesAmbiguous'>,
+    private readonly providers: ProviderStatus = everyProviderServed,
   ) {}
 
   /**
@@ -116,6 +125,12 @@ export class SessionAuthenticator {
     if (found.user.disabled) {
       // Disabling the account ended its sessions already; this one raced it (created meanwhile).
       await this.ending.one(tokenHash, { reason: 'user_disabled', actor: 'system', user: found.user });
+      return { invalid: true };
+    }
+    if (found.session.sso && !this.providers.isServed(found.session.sso.provider)) {
+      // Offboarding: a disabled or removed provider's sessions end wherever they are next
+      // presented, on every instance once its directory has the change (within seconds).
+      await this.ending.one(tokenHash, { reason: 'provider_disabled', user: found.user });
       return { invalid: true };
     }
     const now = this.clock.now();

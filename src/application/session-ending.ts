@@ -1,5 +1,5 @@
 import { type AuditActor, type AuditEventName, auditEvent } from '../domain/audit/audit-event.js';
-import type { LoginMethod, SessionRecord, StoredSession } from '../domain/session/session.js';
+import type { LoginMethod, SessionRecord, SsoOrigin, StoredSession } from '../domain/session/session.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Repositories, Store } from '../domain/store.port.js';
 import type { LoginEvents } from './login-events.js';
@@ -19,6 +19,8 @@ export const SESSION_END_REASONS = [
   /** The user's or an administrator's password change (the rotated session included). */
   'password_changed',
   'user_disabled',
+  /** The SSO session's provider was disabled or removed (`gatehouse provider disable`). */
+  'provider_disabled',
   /** An administrator's revocation (one session, a user's, or everyone's). */
   'administrator',
   /** A login beyond SESSIONS_PER_USER_MAX ended the least recently used session. */
@@ -42,6 +44,7 @@ const AUDITED: Readonly<
   revoked_others: { event: 'session_revoked', actor: 'user', reason: 'self' },
   password_changed: { event: 'session_revoked', actor: 'user', reason: 'password_change' },
   user_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'user_disabled' },
+  provider_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'provider_disabled' },
   administrator: { event: 'session_revoked', actor: 'administrator', reason: 'administrator' },
   session_limit: { event: 'session_revoked', actor: 'system', reason: 'session_limit' },
   replaced_by_login: { event: 'session_revoked', actor: 'user', reason: 'replaced_by_login' },
@@ -121,8 +124,8 @@ export class SessionEnder {
   }
 
   /** Back-channel logout: the SSO sessions matching every identifier given; a record each. */
-  async bySso(issuer: string, by: { sid?: string; subject?: string }, cause: EndingCause) {
-    const sessions = await this.repositories.sessions.deleteBySso(issuer, by);
+  async bySso(origin: SsoOrigin, by: { sid?: string; subject?: string }, cause: EndingCause) {
+    const sessions = await this.repositories.sessions.deleteBySso(origin, by);
     await this.each(sessions, cause);
     return sessions;
   }

@@ -17,6 +17,8 @@ import type { SessionEnding } from './session-ending.js';
 export interface OwnSession {
   handle: string;
   method: LoginMethod;
+  /** The provider id an SSO session logged in through (`default`: the environment's); null otherwise. */
+  provider: string | null;
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
@@ -93,6 +95,7 @@ export class SessionManagement {
     return {
       handle: session.handle,
       method: session.method,
+      provider: session.sso?.provider ?? null,
       createdAt: session.createdAt,
       lastSeenAt: session.lastSeenAt,
       expiresAt: session.expiresAt,

@@ -3,10 +3,9 @@ import type { AddressThrottle } from '../domain/login/address-throttle.js';
 import { type LoginDenialReason, LoginPolicy } from '../domain/login/login-policy.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
-import type { OpenIdProvider, ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
+import type { ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
 import { interpretationRefusal } from '../domain/sso/sso-interpretation-error.js';
-import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { ProviderAccount, User } from '../domain/user/user.js';
@@ -14,6 +13,7 @@ import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
 import type { SessionEnder, SessionEnding } from './session-ending.js';
 import type { SessionIssuer } from './session-issuer.js';
+import type { ServedProvider, SsoProviders } from './sso/sso-providers.js';
 
 export interface SsoLoginInput {
   nonce: string;
@@ -25,17 +25,11 @@ export interface SsoLoginInput {
   client: ClientInfo;
 }
 
-export interface SsoLoginSettings {
-  redirectUris: readonly string[];
-  userLevels: readonly number[];
-  /** A login without a PKCE `code_verifier` is refused (OIDC_REQUIRE_PKCE). */
-  requirePkce: boolean;
-}
-
 /**
- * `POST /api/v1/openid/login/`: the second step of the OpenID Connect code flow. The provider
- * adapter exchanges and validates; the per-customer interpreter maps the tokens to (username,
- * group); the local user must exist in that group with a level allowed to use SSO.
+ * `POST /api/v1/openid/login/`: the second step of the OpenID Connect code flow. The request's
+ * `redirect_uri` selects the provider (contract 6a); that provider's adapter exchanges and
+ * validates; its customer's interpreter maps the tokens to (username, group); the local user must
+ * exist in that group, in one of the provider's tenants, with a level the provider allows.
  */
 export class SsoLogin {
   private readonly policy = LoginPolicy.forSsoLogin();
@@ -44,12 +38,10 @@ export class SsoLogin {
 
   constructor(
     private readonly store: Store,
-    private readonly provider: OpenIdProvider,
-    private readonly interpreter: SsoTokenInterpreter,
+    private readonly providers: SsoProviders,
     private readonly sealer: TokenSealer,
     private readonly issuer: SessionIssuer,
     private readonly ending: SessionEnding,
-    private readonly settings: SsoLoginSettings,
     private readonly events: LoginEvents,
     private readonly clock: Clock = systemClock,
     /** Failed SSO logins per client address; none when not given. */
@@ -57,12 +49,14 @@ export class SsoLogin {
   ) {}
 
   async execute(input: SsoLoginInput): Promise<LoginResult> {
-    if (!this.settings.redirectUris.includes(input.redirectUri)) {
+    // The exact redirect URI names the provider; no other is ever called with this code.
+    const selected = this.providers.select(input.redirectUri);
+    if (!selected) {
       throw new DomainError('INVALID_REQUEST', 'redirect_uri is not one of the allowed redirect URIs.', {
         errors: [{ path: 'redirect_uri', message: 'not allowed' }],
       });
     }
-    if (this.settings.requirePkce && !input.codeVerifier) {
+    if (selected.rules.requirePkce && !input.codeVerifier) {
       throw new DomainError('INVALID_REQUEST', 'code_verifier is required: this service requires PKCE.', {
         errors: [{ path: 'code_verifier', message: 'is required' }],
       });
@@ -71,24 +65,32 @@ export class SsoLogin {
     // stopped here, so junk codes cannot get this service rate-limited by the customer's provider.
     const ticket = await this.throttle?.reserve(input.client.clientAddress, this.clock.now());
     try {
-      const result = await this.login(input);
+      const result = await this.login(input, selected);
       await this.throttle?.succeeded(ticket ?? null);
       return result;
     } catch (error) {
       // A refusal by the login policy was already reported, with its reason and user.
       if (isDomainError(error) && !this.reported.has(error)) {
-        this.events.loginFailed({ method: 'sso', reason: error.code, userId: null });
+        this.events.loginFailed({
+          method: 'sso',
+          reason: error.code,
+          userId: null,
+          provider: selected.rules.id,
+        });
         // With the store down there is nowhere to write; the answer is the original error.
         if (error.code !== 'SERVICE_UNAVAILABLE') {
-          await this.recordFailure(input, error.code.toLowerCase(), null).catch(() => undefined);
+          await this.recordFailure(input, error.code.toLowerCase(), null, selected.rules.id).catch(
+            () => undefined,
+          );
         }
       }
       throw error;
     }
   }
 
-  private async login(input: SsoLoginInput): Promise<LoginResult> {
-    const tokens = await this.provider.exchangeCode({
+  private async login(input: SsoLoginInput, selected: ServedProvider): Promise<LoginResult> {
+    const { rules, parts } = selected;
+    const tokens = await parts.provider.exchangeCode({
       authorizationCode: input.authorizationCode,
       redirectUri: input.redirectUri,
       nonce: input.nonce,
@@ -96,7 +98,7 @@ export class SsoLogin {
     });
     let identity: unknown;
     try {
-      identity = await this.interpreter.interpret(tokens);
+      identity = await parts.interpreter.interpret(tokens);
     } catch (error) {
       const refusal = interpretationRefusal(error);
       if (refusal) throw refusal;
@@ -105,15 +107,20 @@ export class SsoLogin {
     }
     const { username, groupId } = checkSsoIdentity(identity);
     const user = await this.store.users.findByGroupAndUsername(groupId, username);
-    const decision = this.policy.evaluate({ method: 'sso', user, ssoUserLevels: this.settings.userLevels });
-    if (!decision.allowed) return this.refuse(input, decision.reason, user);
+    const decision = this.policy.evaluate({
+      method: 'sso',
+      user,
+      ssoUserLevels: rules.levels,
+      ssoTenants: rules.tenants,
+    });
+    if (!decision.allowed) return this.refuse(input, decision.reason, user, rules.id);
     const account = user!;
     // The username claim is not a stable identifier (OIDC Core 5.7): the user is bound to the
-    // provider account (iss, sub) of its first SSO login, and only that account logs in as it
-    // (issue 11, finding 6). Checked again under the row lock in the transaction below.
-    const providerAccount = { issuer: tokens.issuer, subject: tokens.subject };
+    // provider account (provider, iss, sub) of its first SSO login, and only that account logs in
+    // as it. Checked again under the row lock in the transaction below.
+    const providerAccount = { provider: rules.id, issuer: tokens.issuer, subject: tokens.subject };
     if (account.ssoIdentity && !sameProviderAccount(account.ssoIdentity, providerAccount)) {
-      return this.refuse(input, 'sso_account_mismatch', account);
+      return this.refuse(input, 'sso_account_mismatch', account, rules.id);
     }
     const mismatch = new DomainError('SSO_INVALID_GROUPID_AND_USERNAME', 'provider account mismatch');
     // The binding, the session and its audit record commit together.
@@ -122,20 +129,25 @@ export class SsoLogin {
         if ((await repositories.users.bindProviderAccount(account.userId, providerAccount)) === 'refused') {
           throw mismatch;
         }
-        return this.issueSession(end, input, account, tokens);
+        return this.issueSession(end, input, account, tokens, rules.id);
       })
       .catch((error: unknown) => {
-        if (error === mismatch) return this.refuse(input, 'sso_account_mismatch', account);
+        if (error === mismatch) return this.refuse(input, 'sso_account_mismatch', account, rules.id);
         throw error;
       });
-    this.events.loginSucceeded({ method: 'sso', userId: account.userId });
+    this.events.loginSucceeded({ method: 'sso', userId: account.userId, provider: rules.id });
     return result;
   }
 
   /** Refuses the login with the one code every failed match gets; reported and audited once. */
-  private async refuse(input: SsoLoginInput, reason: LoginDenialReason, user: User | null): Promise<never> {
-    this.events.loginFailed({ method: 'sso', reason, userId: user?.userId ?? null });
-    await this.recordFailure(input, reason, user);
+  private async refuse(
+    input: SsoLoginInput,
+    reason: LoginDenialReason,
+    user: User | null,
+    providerId: string,
+  ): Promise<never> {
+    this.events.loginFailed({ method: 'sso', reason, userId: user?.userId ?? null, provider: providerId });
+    await this.recordFailure(input, reason, user, providerId);
     const refusal = new DomainError(
       'SSO_INVALID_GROUPID_AND_USERNAME',
       'No user matches the group and username returned by the OpenID provider, or that user may not use single sign-on.',
@@ -149,8 +161,14 @@ export class SsoLogin {
     input: SsoLoginInput,
     account: User,
     tokens: ValidatedTokenSet,
+    providerId: string,
   ): Promise<LoginResult> {
-    const ref = { issuer: tokens.issuer, subject: tokens.subject, sid: tokens.sid ?? null };
+    const ref = {
+      provider: providerId,
+      issuer: tokens.issuer,
+      subject: tokens.subject,
+      sid: tokens.sid ?? null,
+    };
     const issued = await this.issuer.issue(end, {
       user: account,
       method: 'sso',
@@ -175,6 +193,7 @@ export class SsoLogin {
         method: 'sso',
         sessionHandle: issued.sessionHandle,
         clientAddress: input.client.clientAddress,
+        providerId,
         ...auditAccount(account),
       }),
     );
@@ -182,7 +201,12 @@ export class SsoLogin {
   }
 
   /** A refused SSO login: nothing else changes, so the record is written on its own. */
-  private recordFailure(input: SsoLoginInput, reason: string, user: User | null): Promise<void> {
+  private recordFailure(
+    input: SsoLoginInput,
+    reason: string,
+    user: User | null,
+    providerId: string,
+  ): Promise<void> {
     return this.store.audit.record(
       auditEvent({
         occurredAt: this.clock.now(),
@@ -192,6 +216,7 @@ export class SsoLogin {
         actor: 'user',
         method: 'sso',
         clientAddress: input.client.clientAddress,
+        providerId,
         ...auditAccount(user),
       }),
     );
@@ -199,5 +224,5 @@ export class SsoLogin {
 }
 
 function sameProviderAccount(a: ProviderAccount, b: ProviderAccount): boolean {
-  return a.issuer === b.issuer && a.subject === b.subject;
+  return a.provider === b.provider && a.issuer === b.issuer && a.subject === b.subject;
 }

@@ -3,26 +3,25 @@ import type { SessionRecord, SsoSessionData } from '../domain/session/session.js
 import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
-import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
-import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
 import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { ClientInfo } from './login-result.js';
 import type { SessionEnding } from './session-ending.js';
+import type { SsoProviderParts, SsoProviders } from './sso/sso-providers.js';
 
 /**
  * `POST /api/v1/openid/logout/`: the local session ends first, whatever happens next; then the
- * provider session: RFC 7009 revocation of the kept tokens, and the interpreter's own end-session
- * call when a customer package provides one. Provider failures surface as SSO_REFUSED or
+ * provider session, at the provider the session was made through (contract 6a): RFC 7009
+ * revocation of the kept tokens, and its interpreter's own end-session call when the customer's
+ * package provides one. Provider failures surface as SSO_REFUSED or
  * SSO_UNREACHABLE after the local session is already gone.
  */
 export class SsoLogout {
   constructor(
     private readonly store: Store,
     private readonly ending: SessionEnding,
-    private readonly provider: OpenIdProvider | null,
-    private readonly interpreter: SsoTokenInterpreter | null,
-    private readonly sealer: TokenSealer | null,
+    private readonly providers: SsoProviders,
+    private readonly sealer: TokenSealer,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -45,12 +44,13 @@ export class SsoLogout {
       clientAddress: client?.clientAddress ?? null,
     });
     if (!ended) return { endedLocally: false, provider: 'none' };
-    if (ended.method !== 'sso' || !ended.sso || !this.provider)
-      return { endedLocally: true, provider: 'none' };
+    // A provider no longer served (disabled, removed, unconfigured) is not called.
+    const served = ended.method === 'sso' && ended.sso ? this.providers.find(ended.sso.provider) : null;
+    if (!served || !ended.sso) return { endedLocally: true, provider: 'none' };
     let failure: unknown = null;
     let unreadable = false;
     try {
-      ({ unreadable } = await this.endAtProvider(ended.sso));
+      ({ unreadable } = await this.endAtProvider(served.parts, ended.sso));
     } catch (error) {
       failure = error;
     }
@@ -59,6 +59,7 @@ export class SsoLogout {
       ...audited(ended),
       occurredAt: this.clock.now(),
       event: 'provider_logout',
+      providerId: served.rules.id,
       // Tokens sealed under another TOKEN_ENCRYPTION_KEY cannot be revoked: the provider's grant
       // lives on until it expires there. The logout still succeeds locally (and answers 200).
       outcome: failure === null && !unreadable ? 'success' : 'failure',
@@ -82,11 +83,12 @@ export class SsoLogout {
   }
 
   /** RFC 7009 revocation of the kept tokens, then the interpreter's own end-session call if any. */
-  private async endAtProvider(sso: SsoSessionData): Promise<{ unreadable: boolean }> {
-    if (!this.provider) return { unreadable: false };
-
+  private async endAtProvider(
+    { provider, interpreter }: SsoProviderParts,
+    sso: SsoSessionData,
+  ): Promise<{ unreadable: boolean }> {
     const open = (sealed: string | null, slot: 'access_token' | 'refresh_token') =>
-      sealed && this.sealer ? (this.sealer.open(sealed, tokenBinding(slot, sso)) ?? undefined) : undefined;
+      sealed ? (this.sealer.open(sealed, tokenBinding(slot, sso)) ?? undefined) : undefined;
     const accessToken = open(sso.accessTokenSealed, 'access_token');
     const refreshToken = open(sso.refreshTokenSealed, 'refresh_token');
     const tokens = {
@@ -94,10 +96,10 @@ export class SsoLogout {
       ...(accessToken ? { accessToken } : {}),
       ...(refreshToken ? { refreshToken } : {}),
     };
-    await this.provider.logout(tokens);
-    if (this.interpreter?.endProviderSession) {
+    await provider.logout(tokens);
+    if (interpreter.endProviderSession) {
       try {
-        await this.interpreter.endProviderSession(tokens);
+        await interpreter.endProviderSession(tokens);
       } catch (error) {
         if (isDomainError(error)) throw error;
         // A customer package's own failure (typically its network call) must not become a 500:

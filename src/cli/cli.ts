@@ -464,6 +464,7 @@ function providerCommandContext(
   return {
     providers,
     defaultLevels: config.sso.userLevels,
+    pollMs: config.sso.registryPollMs,
     async probe(id) {
       const provider = await providers.show(id);
       return probeProvider({

@@ -18,6 +18,8 @@ export interface ProviderCommandContext {
   providers: AdminProviders;
   /** SSO_USER_LEVELS: the levels a provider admits when `--levels` is not given. */
   defaultLevels: readonly number[];
+  /** SSO_REGISTRY_POLL_MS: how soon running instances apply a change. */
+  pollMs: number;
   /** Tells whether a provider's discovery and keys can be fetched (`provider test`). */
   probe(id: string): Promise<ProbeReport>;
   out(line: string): void;
@@ -337,7 +339,12 @@ export function planProvider(args: readonly string[]): ProviderPlan {
       return {
         async run(context) {
           const summary = await context.providers.setEnabled(id, sub === 'enable');
-          context.out(`${sub}d provider ${quoted(summary.id)}`);
+          // What the change does, and by when: each instance applies it at its next registry poll.
+          context.out(
+            sub === 'disable'
+              ? `disabled provider ${quoted(summary.id)}: no new logins through it, and its live sessions end, on every instance within ${context.pollMs} ms`
+              : `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms`,
+          );
         },
       };
     }
@@ -346,7 +353,7 @@ export function planProvider(args: readonly string[]): ProviderPlan {
       return {
         async run(context) {
           await context.providers.remove(id);
-          context.out(`removed provider ${quoted(id)}`);
+          context.out(`removed provider ${quoted(id)}; its users' provider bindings are forgotten`);
         },
       };
     }

@@ -6,7 +6,7 @@ import { Logout } from '../application/logout.js';
 import { PasswordLogin } from '../application/password-login.js';
 import { Purger } from '../application/purger.js';
 import { ReportingLoginThrottle } from '../application/reporting-login-throttle.js';
-import { SessionAuthenticator } from '../application/session-authenticator.js';
+import { type ProviderStatus, SessionAuthenticator } from '../application/session-authenticator.js';
 import { SessionEnding } from '../application/session-ending.js';
 import { SessionIssuer } from '../application/session-issuer.js';
 import { SessionManagement } from '../application/session-management.js';
@@ -65,7 +65,8 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         checks: SessionCheckObserver,
         events: LoginEvents,
         ending: SessionEnding,
-      ) => new SessionAuthenticator(store, clock, settings, ending, checks, events),
+        providers: ProviderStatus,
+      ) => new SessionAuthenticator(store, clock, settings, ending, checks, events, providers),
       [
         TOKENS.Store,
         TOKENS.Clock,
@@ -73,6 +74,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionCheckObserver,
         TOKENS.LoginEvents,
         TOKENS.SessionEnding,
+        TOKENS.ProviderDirectory,
       ],
     )
     .inSingletonScope();

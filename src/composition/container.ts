@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
+import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
 import { nodeRandom } from '../adapters/crypto/node-random.js';
 import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
 import type { Logger } from '../adapters/logging/logger.js';
@@ -9,6 +10,7 @@ import type { Config } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
+import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
 import { adminModule } from './admin-module.js';
 import { applicationModule } from './application-module.js';
@@ -27,11 +29,22 @@ export interface ContainerParts {
   /** Tests may pass a cheaper hasher; production uses argon2id at the configured cost. */
   passwordHasher?: PasswordHasher;
   loginEvents?: LoginEvents;
-  /** Built by createSsoParts (async, at start-up); null when SSO is off. */
-  sso?: SsoParts | null;
+  /** Built by createSsoParts (async, at start-up); without it, no provider at all. */
+  sso?: SsoParts;
+  /** The customers' providers (contract 6a); without it, none is registered. */
+  providerRegistry?: ProviderRegistry;
   /** This instance's Prometheus metrics; without them nothing is counted and /metrics is absent. */
   metrics?: GatehouseMetrics | null;
 }
+
+/** A container built without SSO parts: no environment provider, and none can be built. */
+const NO_SSO: SsoParts = {
+  environment: null,
+  sealer: AesTokenSealer.random(),
+  build: async (registered) => {
+    throw new Error(`provider "${registered.id}" cannot be built: this container has no SSO parts`);
+  },
+};
 
 /**
  * The composition root: the only place that knows which adapter serves which port. The service
@@ -50,7 +63,8 @@ export function buildContainer(parts: ContainerParts): Container {
     .bind(TOKENS.SessionCheckObserver)
     .toConstantValue(parts.metrics?.sessionChecks ?? ignoredSessionChecks);
   container.bind(TOKENS.Metrics).toConstantValue(parts.metrics ?? null);
-  container.bind(TOKENS.SsoParts).toConstantValue(parts.sso ?? null);
+  container.bind(TOKENS.SsoParts).toConstantValue(parts.sso ?? NO_SSO);
+  container.bind(TOKENS.ProviderRegistry).toConstantValue(parts.providerRegistry ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
   container.load(passwordModule, applicationModule, adminModule, ssoModule, httpModule);
   return container;

@@ -19,6 +19,8 @@ import type { Logout } from '../application/logout.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
 import type { SessionManagement } from '../application/session-management.js';
+import type { ProviderDirectory } from '../application/sso/provider-directory.js';
+import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
 import { type Config, sessionStoreName } from '../config/config.js';
@@ -52,11 +54,12 @@ export const httpModule = new ContainerModule(({ bind }) => {
         logout: Logout,
         changePassword: ChangePassword,
         authenticator: SessionAuthenticator,
-        ssoLogin: SsoLogin | null,
-        ssoLogout: SsoLogout | null,
-        backchannelLogout: BackchannelLogout | null,
+        ssoLogin: SsoLogin,
+        ssoLogout: SsoLogout,
+        backchannelLogout: BackchannelLogout,
         metrics: GatehouseMetrics | null,
         sessionManagement: SessionManagement,
+        providers: ProviderDirectory<SsoProviderParts>,
       ) =>
         new HttpCore({
           logger,
@@ -76,10 +79,8 @@ export const httpModule = new ContainerModule(({ bind }) => {
             ...forwardAuthRoutes(),
             ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
             ...ssoRoutes({
-              sso:
-                ssoLogin && ssoLogout && backchannelLogout
-                  ? { login: ssoLogin, logout: ssoLogout, backchannelLogout }
-                  : null,
+              sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
+              available: () => !providers.isEmpty(),
               cookie: config.cookie,
               authenticator,
             }),
@@ -107,6 +108,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.BackchannelLogout,
         TOKENS.Metrics,
         TOKENS.SessionManagement,
+        TOKENS.ProviderDirectory,
       ],
     )
     .inSingletonScope();

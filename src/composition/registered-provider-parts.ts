@@ -4,16 +4,9 @@ import {
   type OpenIdCallObservation,
   OpenIdClientProvider,
 } from '../adapters/openid/openid-client-provider.js';
+import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import { BUILT_IN_INTERPRETER, type Config } from '../config/config.js';
-import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import type { RegisteredProvider } from '../domain/sso/provider-registration.js';
-import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
-
-/** The adapters one registered provider logs in through. */
-export interface RegisteredProviderParts {
-  provider: OpenIdProvider;
-  interpreter: SsoTokenInterpreter;
-}
 
 /**
  * How a registered provider becomes its adapters: an OpenID client with its own issuer, client,
@@ -24,9 +17,14 @@ export interface RegisteredProviderParts {
  */
 export function registeredProviderParts(
   config: Config,
-  options: { observer?: (call: OpenIdCallObservation) => void } = {},
-): (registered: RegisteredProvider) => Promise<RegisteredProviderParts> {
+  options: {
+    fetch?: typeof fetch;
+    /** Told about each request to this provider (metrics), by provider id. */
+    observerFor?: (providerId: string) => ((call: OpenIdCallObservation) => void) | undefined;
+  } = {},
+): (registered: RegisteredProvider) => Promise<SsoProviderParts> {
   return async (registered) => {
+    const observer = options.observerFor?.(registered.id);
     const specifier =
       registered.interpreter === BUILT_IN_INTERPRETER
         ? BUILT_IN_INTERPRETER
@@ -47,7 +45,8 @@ export function registeredProviderParts(
         : {}),
       timeoutMs: config.sso.providerTimeoutMs,
       allowInsecureHttp: config.sso.allowInsecureHttp,
-      ...(options.observer ? { observer: options.observer } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(observer ? { observer } : {}),
     });
     const interpreter = await loadInterpreter(specifier, {
       usernameClaim: registered.usernameClaim ?? config.sso.usernameClaim,

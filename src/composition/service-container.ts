@@ -3,6 +3,7 @@ import type { Logger } from '../adapters/logging/logger.js';
 import { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import { PgSqlClient } from '../adapters/sql/pg-sql-client.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
+import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { Config } from '../config/config.js';
@@ -61,8 +62,9 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
       : null;
   const sqlClient = options.sqlClient ?? (await openSqlClient(config, logger));
   if (metrics && sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
+  const client = metrics ? metrics.observeSqlClient(sqlClient) : sqlClient;
   const { store, database, applied } = await openServiceStore(config, logger, {
-    client: metrics ? metrics.observeSqlClient(sqlClient) : sqlClient,
+    client,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.sessionSide ? { sessionSide: options.sessionSide } : {}),
   });
@@ -71,7 +73,9 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
       config,
       logger,
       store,
-      sso,
+      // The customers' providers are served only where the OpenID parts are (their secrets are
+      // sealed under the same key); the command manages them through its own context.
+      ...(sso ? { sso, providerRegistry: new SqlProviderRegistry(client, sso.sealer) } : {}),
       metrics,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.random ? { random: options.random } : {}),

@@ -1,24 +1,62 @@
 import { ContainerModule } from 'inversify';
+import type { Logger } from '../adapters/logging/logger.js';
 import { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
+import { ProviderDirectory } from '../application/sso/provider-directory.js';
+import { RegistryWatch } from '../application/sso/registry-watch.js';
+import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
 import { AddressThrottle } from '../domain/login/address-throttle.js';
 import { ADDRESS_FAILURE_FACTOR } from '../domain/login/login-throttle.js';
 import type { Clock } from '../domain/shared/clock.port.js';
+import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { SsoParts } from './sso-parts.js';
 import { TOKENS } from './tokens.js';
 
-/** SSO use cases; each resolves to null when no OpenID provider is configured. */
+/** Where no registry is given (a container without a database of providers): none registered. */
+const NO_REGISTERED_PROVIDERS: Pick<ProviderRegistry, 'version' | 'list'> = {
+  version: async () => 0n,
+  list: async () => [],
+};
+
+/**
+ * SSO: the providers this instance serves (the environment's and the registry's, kept in step by
+ * the watch) and the use cases, which answer SSO_NOT_CONFIGURED while there is none.
+ */
 export const ssoModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.ProviderDirectory)
+    .toResolvedValue(
+      (parts: SsoParts, registry: ProviderRegistry | null) =>
+        new ProviderDirectory<SsoProviderParts>(
+          registry ?? NO_REGISTERED_PROVIDERS,
+          parts.environment,
+          parts.build,
+        ),
+      [TOKENS.SsoParts, TOKENS.ProviderRegistry],
+    )
+    .inSingletonScope();
+  bind(TOKENS.RegistryWatch)
+    .toResolvedValue(
+      (directory: ProviderDirectory<SsoProviderParts>, config: Config, logger: Logger) =>
+        new RegistryWatch(directory, config.sso.registryPollMs, (error) =>
+          logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'provider registry reload failed; the providers stay as they were',
+          ),
+        ),
+      [TOKENS.ProviderDirectory, TOKENS.Config, TOKENS.Logger],
+    )
+    .inSingletonScope();
   bind(TOKENS.SsoLogin)
     .toResolvedValue(
       (
-        parts: SsoParts | null,
+        parts: SsoParts,
+        directory: ProviderDirectory<SsoProviderParts>,
         store: Store,
         issuer: SessionIssuer,
         ending: SessionEnding,
@@ -26,29 +64,22 @@ export const ssoModule = new ContainerModule(({ bind }) => {
         events: LoginEvents,
         clock: Clock,
       ) =>
-        parts
-          ? new SsoLogin(
-              store,
-              parts.provider,
-              parts.interpreter,
-              parts.sealer,
-              issuer,
-              ending,
-              {
-                redirectUris: config.oidc?.redirectUris ?? [],
-                userLevels: config.sso.userLevels,
-                requirePkce: config.oidc?.requirePkce ?? false,
-              },
-              events,
-              clock,
-              new AddressThrottle(store.throttle, 'sso', {
-                limit: config.throttle.maxFailures * ADDRESS_FAILURE_FACTOR,
-                windowS: config.throttle.windowS,
-              }),
-            )
-          : null,
+        new SsoLogin(
+          store,
+          directory,
+          parts.sealer,
+          issuer,
+          ending,
+          events,
+          clock,
+          new AddressThrottle(store.throttle, 'sso', {
+            limit: config.throttle.maxFailures * ADDRESS_FAILURE_FACTOR,
+            windowS: config.throttle.windowS,
+          }),
+        ),
       [
         TOKENS.SsoParts,
+        TOKENS.ProviderDirectory,
         TOKENS.Store,
         TOKENS.SessionIssuer,
         TOKENS.SessionEnding,
@@ -60,16 +91,21 @@ export const ssoModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.SsoLogout)
     .toResolvedValue(
-      (parts: SsoParts | null, store: Store, ending: SessionEnding, clock: Clock) =>
-        parts ? new SsoLogout(store, ending, parts.provider, parts.interpreter, parts.sealer, clock) : null,
-      [TOKENS.SsoParts, TOKENS.Store, TOKENS.SessionEnding, TOKENS.Clock],
+      (
+        parts: SsoParts,
+        directory: ProviderDirectory<SsoProviderParts>,
+        store: Store,
+        ending: SessionEnding,
+        clock: Clock,
+      ) => new SsoLogout(store, ending, directory, parts.sealer, clock),
+      [TOKENS.SsoParts, TOKENS.ProviderDirectory, TOKENS.Store, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.BackchannelLogout)
     .toResolvedValue(
-      (parts: SsoParts | null, ending: SessionEnding, clock: Clock) =>
-        parts ? new BackchannelLogout(ending, parts.provider, clock) : null,
-      [TOKENS.SsoParts, TOKENS.SessionEnding, TOKENS.Clock],
+      (directory: ProviderDirectory<SsoProviderParts>, ending: SessionEnding, clock: Clock) =>
+        new BackchannelLogout(ending, directory, clock),
+      [TOKENS.ProviderDirectory, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
 });

@@ -6,21 +6,29 @@ import {
   type OpenIdCallObservation,
   OpenIdClientProvider,
 } from '../adapters/openid/openid-client-provider.js';
+import type { ServedProvider, SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { Config } from '../config/config.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
-import type { SsoTokenInterpreter } from '../domain/sso/sso-token-interpreter.port.js';
+import { ENVIRONMENT_PROVIDER_ID, type RegisteredProvider } from '../domain/sso/provider-registration.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
+import { registeredProviderParts } from './registered-provider-parts.js';
+
+/** A request to a provider, as metrics see it: which provider (its id) and how it went. */
+export type ProviderCallObservation = OpenIdCallObservation & { provider: string };
 
 export interface SsoParts {
-  provider: OpenIdProvider;
-  interpreter: SsoTokenInterpreter;
+  /** The environment's provider (OIDC_*), served as `default`; null when it is not configured. */
+  environment: ServedProvider | null;
+  /** Seals provider tokens kept with sessions (and opens registered providers' secrets). */
   sealer: TokenSealer;
+  /** Builds a registered provider's adapters (its client and its interpreter). */
+  build: (registered: RegisteredProvider) => Promise<SsoProviderParts>;
 }
 
 /**
- * Builds the SSO adapters when an OpenID provider is configured (null otherwise). Runs at start-up,
- * so a bad interpreter specifier or provider setting stops the service with a message naming it;
- * the provider itself is only contacted lazily, so the service starts while it is down.
+ * Builds the environment's provider, when configured, and the means to build registered ones. Runs
+ * at start-up, so a bad interpreter specifier or provider setting stops the service with a message
+ * naming it; providers themselves are contacted lazily, so the service starts while one is down.
  */
 export async function createSsoParts(
   config: Config,
@@ -28,11 +36,30 @@ export async function createSsoParts(
   overrides: {
     provider?: OpenIdProvider;
     fetch?: typeof fetch;
-    /** Told about each request to the provider (metrics). */
-    observer?: (call: OpenIdCallObservation) => void;
+    /** Told about each request to a provider (metrics). */
+    observer?: (call: ProviderCallObservation) => void;
   } = {},
-): Promise<SsoParts | null> {
-  if (!config.oidc) return null;
+): Promise<SsoParts> {
+  const { observer } = overrides;
+  const observedAs = (provider: string) =>
+    observer ? { observer: (call: OpenIdCallObservation) => observer({ ...call, provider }) } : {};
+  const build = registeredProviderParts(config, {
+    ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+    observerFor: (id) => observedAs(id).observer,
+  });
+  let sealer: TokenSealer;
+  if (config.tokenEncryptionKey) {
+    sealer = AesTokenSealer.fromBase64(config.tokenEncryptionKey, config.tokenEncryptionKeysPrevious);
+  } else {
+    if (config.oidc) {
+      logger.warn(
+        'TOKEN_ENCRYPTION_KEY is not set: provider tokens kept with sessions are sealed with a per-process key, ' +
+          'so a provider logout after a restart or on another instance cannot revoke them. Set it in production.',
+      );
+    }
+    sealer = AesTokenSealer.random();
+  }
+  if (!config.oidc) return { environment: null, sealer, build };
   const oidc = config.oidc;
   const provider =
     overrides.provider ??
@@ -46,7 +73,7 @@ export async function createSsoParts(
       timeoutMs: oidc.timeoutMs,
       allowInsecureHttp: oidc.allowInsecureHttp,
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
-      ...(overrides.observer ? { observer: overrides.observer } : {}),
+      ...observedAs(ENVIRONMENT_PROVIDER_ID),
     });
   const interpreter = await loadInterpreter(config.sso.interpreter, {
     usernameClaim: config.sso.usernameClaim,
@@ -54,16 +81,19 @@ export async function createSsoParts(
     env: config.interpreterSettings,
     timeoutMs: oidc.timeoutMs,
   });
-  let sealer: TokenSealer;
-  if (config.tokenEncryptionKey) {
-    sealer = AesTokenSealer.fromBase64(config.tokenEncryptionKey, config.tokenEncryptionKeysPrevious);
-  } else {
-    logger.warn(
-      'TOKEN_ENCRYPTION_KEY is not set: provider tokens kept with sessions are sealed with a per-process key, ' +
-        'so a provider logout after a restart or on another instance cannot revoke them. Set it in production.',
-    );
-    sealer = AesTokenSealer.random();
-  }
   logger.info({ issuer: oidc.issuer, interpreter: interpreter.name }, 'single sign-on configured');
-  return { provider, interpreter, sealer };
+  const environment: ServedProvider = {
+    rules: {
+      id: ENVIRONMENT_PROVIDER_ID,
+      issuer: oidc.issuer,
+      clientId: oidc.clientId,
+      redirectUris: oidc.redirectUris,
+      // The environment's provider predates customers' providers: it may log in any tenant's users.
+      tenants: null,
+      levels: config.sso.userLevels,
+      requirePkce: oidc.requirePkce,
+    },
+    parts: { provider, interpreter },
+  };
+  return { environment, sealer, build };
 }

@@ -16,6 +16,9 @@ import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
 import type { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
+import type { ProviderDirectory } from '../application/sso/provider-directory.js';
+import type { RegistryWatch } from '../application/sso/registry-watch.js';
+import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
 import type { Config } from '../config/config.js';
@@ -25,6 +28,7 @@ import type { PasswordHasher } from '../domain/password/password-hasher.port.js'
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
+import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { SsoParts } from './sso-parts.js';
 
@@ -59,10 +63,15 @@ export const TOKENS = {
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
   SessionManagement: Symbol.for('gatehouse.SessionManagement') as ServiceIdentifier<SessionManagement>,
   Purger: Symbol.for('gatehouse.Purger') as ServiceIdentifier<Purger>,
-  /** Null when no OpenID provider is configured. */
-  SsoParts: Symbol.for('gatehouse.SsoParts') as ServiceIdentifier<SsoParts | null>,
-  SsoLogin: Symbol.for('gatehouse.SsoLogin') as ServiceIdentifier<SsoLogin | null>,
-  SsoLogout: Symbol.for('gatehouse.SsoLogout') as ServiceIdentifier<SsoLogout | null>,
-  BackchannelLogout: Symbol.for('gatehouse.BackchannelLogout') as ServiceIdentifier<BackchannelLogout | null>,
+  SsoParts: Symbol.for('gatehouse.SsoParts') as ServiceIdentifier<SsoParts>,
+  /** Null in a container given no registry (then no provider is registered). */
+  ProviderRegistry: Symbol.for('gatehouse.ProviderRegistry') as ServiceIdentifier<ProviderRegistry | null>,
+  ProviderDirectory: Symbol.for('gatehouse.ProviderDirectory') as ServiceIdentifier<
+    ProviderDirectory<SsoProviderParts>
+  >,
+  RegistryWatch: Symbol.for('gatehouse.RegistryWatch') as ServiceIdentifier<RegistryWatch>,
+  SsoLogin: Symbol.for('gatehouse.SsoLogin') as ServiceIdentifier<SsoLogin>,
+  SsoLogout: Symbol.for('gatehouse.SsoLogout') as ServiceIdentifier<SsoLogout>,
+  BackchannelLogout: Symbol.for('gatehouse.BackchannelLogout') as ServiceIdentifier<BackchannelLogout>,
   HttpCore: Symbol.for('gatehouse.HttpCore') as ServiceIdentifier<HttpCore>,
 } as const;

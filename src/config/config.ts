@@ -112,6 +112,8 @@ const envSchema = z.object({
   OIDC_PRIVATE_KEY_JWK: z.string().min(1).optional(),
   OIDC_REDIRECT_URIS: commaList.pipe(z.array(url)).default([]),
   OIDC_TIMEOUT_MS: int(100, 120_000).default(5000),
+  // At most 10 s: a registry change (a disabled provider) must reach every instance within 10 s.
+  SSO_REGISTRY_POLL_MS: int(100, 10_000).default(5000),
   OIDC_ID_TOKEN_ALG: z
     .enum(ID_TOKEN_ALGORITHMS, { message: `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}` })
     .default('RS256'),
@@ -227,6 +229,8 @@ export interface Config {
     /** Deployment-wide, for every provider (OIDC_TIMEOUT_MS, OIDC_ALLOW_INSECURE_HTTP). */
     providerTimeoutMs: number;
     allowInsecureHttp: boolean;
+    /** How often each instance asks whether the provider registry changed. */
+    registryPollMs: number;
   };
   tokenEncryptionKey: string | undefined;
   /** Keys from before a rotation: opened, never used to seal. */
@@ -519,6 +523,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       interpreters: interpreterMap(env.SSO_INTERPRETERS),
       providerTimeoutMs: env.OIDC_TIMEOUT_MS,
       allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
+      registryPollMs: env.SSO_REGISTRY_POLL_MS,
     },
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
     tokenEncryptionKeysPrevious: env.TOKEN_ENCRYPTION_KEYS_PREVIOUS,

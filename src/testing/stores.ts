@@ -34,6 +34,7 @@ export {
   type LoginMethod,
   type SessionRecord,
   type SessionWithUser,
+  type SsoOrigin,
   type SsoSessionData,
   type StoredSession,
   sessionKeepUntil,
@@ -108,9 +109,13 @@ export function contractSession(userId: string, overrides: Partial<StoredSession
   };
 }
 
+/** The provider and issuer of `contractSsoData`'s sessions. */
+const ACME = { provider: 'acme', issuer: 'https://idp.example' } as const;
+
 /** SSO data for a contract session: a provider reference and (sealed) tokens. */
 export function contractSsoData(overrides: Partial<SsoSessionData> = {}): SsoSessionData {
   return {
+    provider: 'acme',
     issuer: 'https://idp.example',
     subject: `sub-${hex(4)}`,
     sid: `sid-${hex(4)}`,
@@ -290,12 +295,36 @@ export function sessionStoreContract(options: SessionStoreContractOptions): void
       });
       const password = contractSession(alice);
       for (const session of [target, otherIssuer, otherSid, password]) await create(session);
-      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toEqual([
-        withoutProviderTokens(target),
-      ]);
+      expect(await sessions.deleteBySso(ACME, { sid: 'sid-1' })).toEqual([withoutProviderTokens(target)]);
       expect(await found(target)).toBeNull();
       for (const kept of [otherIssuer, otherSid, password]) expect(await found(kept)).not.toBeNull();
-      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-1' })).toEqual([]);
+      expect(await sessions.deleteBySso(ACME, { sid: 'sid-1' })).toEqual([]);
+    });
+
+    it("back-channel logout ends only its own provider's sessions when two providers share an issuer", async () => {
+      const acme = contractSession(alice, {
+        method: 'sso',
+        sso: contractSsoData({ sid: 'sid-1', subject: 'sub-a' }),
+      });
+      const globex = contractSession(bob, {
+        method: 'sso',
+        sso: contractSsoData({ provider: 'globex', sid: 'sid-1', subject: 'sub-a' }),
+      });
+      for (const session of [acme, globex]) await create(session);
+      expect(await found(globex)).toMatchObject({ sso: { provider: 'globex' } });
+      expect(await sessions.deleteBySso(ACME, { sid: 'sid-1', subject: 'sub-a' })).toEqual([
+        withoutProviderTokens(acme),
+      ]);
+      expect(await found(globex)).not.toBeNull();
+      expect(await sessions.deleteBySso(ACME, { subject: 'sub-a' })).toEqual([]);
+      expect(
+        (
+          await sessions.deleteBySso(
+            { provider: 'globex', issuer: 'https://idp.example' },
+            { subject: 'sub-a' },
+          )
+        ).map((s) => s.handle),
+      ).toEqual([globex.handle]);
     });
 
     it('back-channel logout by subject ends every session of that subject at that issuer only', async () => {
@@ -316,14 +345,19 @@ export function sessionStoreContract(options: SessionStoreContractOptions): void
         sso: contractSsoData({ issuer: 'https://other-idp.example', subject: 'sub-a' }),
       });
       for (const session of [s1, s2, otherSubject, otherIssuer]) await create(session);
-      const ended = await sessions.deleteBySso('https://idp.example', { subject: 'sub-a' });
+      const ended = await sessions.deleteBySso(ACME, { subject: 'sub-a' });
       expect(ended.sort(byHandle)).toEqual(
         [withoutProviderTokens(s1), withoutProviderTokens(s2)].sort(byHandle),
       );
       expect(await found(otherSubject)).not.toBeNull();
       expect(await found(otherIssuer)).not.toBeNull();
-      expect(await sessions.deleteBySso('https://idp.example', {})).toEqual([]);
-      expect(await sessions.deleteBySso('https://unknown.example', { subject: 'sub-b' })).toEqual([]);
+      expect(await sessions.deleteBySso(ACME, {})).toEqual([]);
+      expect(
+        await sessions.deleteBySso(
+          { provider: 'acme', issuer: 'https://unknown.example' },
+          { subject: 'sub-b' },
+        ),
+      ).toEqual([]);
     });
 
     it('back-channel logout naming both sid and sub ends only a session matching both', async () => {
@@ -336,16 +370,10 @@ export function sessionStoreContract(options: SessionStoreContractOptions): void
         sso: contractSsoData({ sid: 'sid-c', subject: 'sub-x' }),
       });
       for (const session of [both, sidOnly]) await create(session);
-      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-c', subject: 'sub-b' })).toEqual(
-        [],
-      );
-      expect(await sessions.deleteBySso('https://idp.example', { sid: 'sid-b', subject: 'sub-x' })).toEqual(
-        [],
-      );
+      expect(await sessions.deleteBySso(ACME, { sid: 'sid-c', subject: 'sub-b' })).toEqual([]);
+      expect(await sessions.deleteBySso(ACME, { sid: 'sid-b', subject: 'sub-x' })).toEqual([]);
       expect(
-        (await sessions.deleteBySso('https://idp.example', { sid: 'sid-b', subject: 'sub-b' })).map(
-          (s) => s.handle,
-        ),
+        (await sessions.deleteBySso(ACME, { sid: 'sid-b', subject: 'sub-b' })).map((s) => s.handle),
       ).toEqual([both.handle]);
       expect(await found(sidOnly)).not.toBeNull();
     });

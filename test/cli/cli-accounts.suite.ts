@@ -97,6 +97,7 @@ export function accountsSuite(kind: StoreKind): void {
       await target.withStore(async (store) => {
         expect(
           await store.users.bindProviderAccount(userId(bob), {
+            provider: 'default',
             issuer: 'https://idp.example',
             subject: 'b-1',
           }),

@@ -205,9 +205,13 @@ export function providersSuite(kind: StoreKind): void {
       expect(enabledRemove.code).toBe(1);
       expect(enabledRemove.stderr).toContain('is enabled: disable it first');
       expect((await gatehouse(['provider', 'disable', 'globex'])).stdout).toContain(
-        'disabled provider "globex"',
+        'disabled provider "globex": no new logins through it, and its live sessions end',
       );
-      expect((await gatehouse(['provider', 'remove', 'globex'])).code).toBe(0);
+      const removed = await gatehouse(['provider', 'remove', 'globex']);
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(
+        `removed provider "globex"; its users' provider bindings are forgotten`,
+      );
       const missing = await gatehouse(['provider', 'show', 'globex']);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('error NOT_FOUND: no provider "globex"');

@@ -3,6 +3,7 @@ import {
   type SessionRecord,
   type SessionStore,
   type SessionStoreCapabilities,
+  type SsoOrigin,
   type StoredSession,
   withoutProviderTokens,
 } from '../../src/testing/stores.js';
@@ -113,13 +114,15 @@ export class KeyValueSessionStore implements SessionStore {
     return session ? (await this.deleteByTokenHash(session.tokenHash)) !== null : false;
   }
 
-  async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+  async deleteBySso(origin: SsoOrigin, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
     if (!by.sid && !by.subject) return [];
+    const { issuer } = origin;
     const key = by.sid ? `o:${issuer}:sid:${by.sid}` : `o:${issuer}:sub:${by.subject}`;
     const ended: SessionRecord[] = [];
     for (const hash of await this.index(key)) {
       const sso = (await this.read(hash))?.sso;
-      if (!sso || sso.issuer !== issuer) continue;
+      // The index is the issuer's; two customers' providers may share an issuer.
+      if (!sso || sso.issuer !== issuer || sso.provider !== origin.provider) continue;
       if ((by.sid && sso.sid !== by.sid) || (by.subject && sso.subject !== by.subject)) continue;
       const taken = await this.deleteByTokenHash(hash);
       if (taken) ended.push(withoutProviderTokens(taken));

@@ -22,6 +22,8 @@ type Parts = { builtFor: string; issuer: string; build: number };
 const ENVIRONMENT: DirectoryEntry<Parts> = {
   rules: {
     id: 'default',
+    issuer: 'https://env.idp.example',
+    clientId: 'portal',
     redirectUris: ['https://portal.example/sso/cb'],
     tenants: null,
     levels: [8],

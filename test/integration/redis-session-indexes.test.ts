@@ -17,6 +17,7 @@ function keptUntilItsEnd(session: StoredSession): [StoredSession, Date] {
 const T0 = new Date('2025-01-01T00:00:00Z');
 const at = (s: number) => new Date(T0.getTime() + s * 1000);
 const SSO = {
+  provider: 'default',
   issuer: 'https://idp.example',
   subject: 'sub-1',
   sid: 'sid-1',
@@ -72,9 +73,9 @@ describe('Redis session indexes after revocations [redis]', () => {
     const session = newSession('u1', { sso: SSO });
     await sessions.create(...keptUntilItsEnd(session));
     await redis.client.del(`${keyPrefix}s:${session.tokenHash}`);
-    expect(await sessions.deleteBySso(SSO.issuer, { sid: SSO.sid })).toEqual([]);
-    expect(await sessions.deleteBySso(SSO.issuer, { subject: SSO.subject })).toEqual([]);
-    expect(await sessions.deleteBySso(SSO.issuer, {})).toEqual([]);
+    expect(await sessions.deleteBySso(SSO, { sid: SSO.sid })).toEqual([]);
+    expect(await sessions.deleteBySso(SSO, { subject: SSO.subject })).toEqual([]);
+    expect(await sessions.deleteBySso(SSO, {})).toEqual([]);
     const left = await keys(`${keyPrefix}o:`);
     for (const key of left) expect(await redis.client.scard(key)).toBe(0);
   });
@@ -89,7 +90,12 @@ describe('Redis session indexes after revocations [redis]', () => {
     expect(evicted.map((session) => session.handle).sort()).toEqual(
       [created[0]!.handle, created[1]!.handle].sort(),
     );
-    expect(evicted[0]!.sso).toEqual({ issuer: SSO.issuer, subject: SSO.subject, sid: SSO.sid });
+    expect(evicted[0]!.sso).toEqual({
+      provider: SSO.provider,
+      issuer: SSO.issuer,
+      subject: SSO.subject,
+      sid: SSO.sid,
+    });
     expect(await sessions.findByTokenHash(created[2]!.tokenHash)).not.toBeNull();
     expect(await redis.client.zcard(`${keyPrefix}u:{u1}`)).toBe(1);
     expect(await sessions.evictBeyond('u1', 1)).toEqual([]);

@@ -4,10 +4,8 @@ import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import { ProviderDirectory } from '../../src/application/sso/provider-directory.js';
-import {
-  type RegisteredProviderParts,
-  registeredProviderParts,
-} from '../../src/composition/registered-provider-parts.js';
+import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
+import { registeredProviderParts } from '../../src/composition/registered-provider-parts.js';
 import { loadConfig } from '../../src/config/config.js';
 import { isDomainError } from '../../src/domain/shared/domain-error.js';
 import { providerSettings } from '../contract/provider-registry.contract.js';
@@ -26,7 +24,7 @@ describe('registered providers become their own adapters', () => {
   let client: SqlClient;
   let acme: TestProvider;
   let globex: TestProvider;
-  let directory: ProviderDirectory<RegisteredProviderParts>;
+  let directory: ProviderDirectory<SsoProviderParts>;
 
   beforeAll(async () => {
     [client, acme, globex] = await Promise.all([

@@ -299,7 +299,11 @@ for (const store of SERVICE_STORES) {
       const ida = (await users.findByUsername('ida'))!;
       expect(ida.ssoIdentity).toBeNull();
       expect((await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida' })).status).toBe(200);
-      expect((await users.findByUsername('ida'))!.ssoIdentity).toEqual({ issuer: tp.issuer, subject: 'ida' });
+      expect((await users.findByUsername('ida'))!.ssoIdentity).toEqual({
+        provider: 'default',
+        issuer: tp.issuer,
+        subject: 'ida',
+      });
       expect((await ssoLogin(new TestClient(server.url), tp, { accountId: 'ida' })).status).toBe(200);
 
       // Same username claim, another provider account: refused with the failed-match code.
@@ -310,9 +314,13 @@ for (const store of SERVICE_STORES) {
 
       // One provider account, one user: ida's account cannot be bound to jo as well.
       const jo = (await users.findByUsername('jo'))!;
-      expect(await users.bindProviderAccount(jo.userId, { issuer: tp.issuer, subject: 'ida' })).toBe(
-        'refused',
-      );
+      expect(
+        await users.bindProviderAccount(jo.userId, {
+          provider: 'default',
+          issuer: tp.issuer,
+          subject: 'ida',
+        }),
+      ).toBe('refused');
 
       // The administrator resets the binding (gatehouse user reset-sso): the next SSO login binds again.
       expect(await users.clearProviderAccount(ida.userId)).toBe(true);

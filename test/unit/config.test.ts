@@ -77,6 +77,7 @@ describe('loadConfig defaults (contract section 7)', () => {
       interpreters: {},
       providerTimeoutMs: 5000,
       allowInsecureHttp: false,
+      registryPollMs: 5000,
     });
   });
 
@@ -192,6 +193,7 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
     ['OIDC_CLIENT_SECRET', { ...OIDC, OIDC_CLIENT_SECRET: '' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: OIDC.OIDC_ISSUER }],
     ['SSO_USER_LEVELS', { SSO_USER_LEVELS: '8,9' }],
+    ['SSO_REGISTRY_POLL_MS', { SSO_REGISTRY_POLL_MS: '60000' }],
     ['TOKEN_ENCRYPTION_KEY', { TOKEN_ENCRYPTION_KEY: 'c2hvcnQ=' }],
     [
       'TOKEN_ENCRYPTION_KEYS_PREVIOUS',

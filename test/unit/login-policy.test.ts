@@ -108,6 +108,7 @@ describe('LoginPolicy.forSsoLogin', () => {
     expect(policy.checks.map((check) => check.name)).toEqual([
       'account-exists',
       'account-enabled',
+      'sso-tenant-allowed',
       'sso-level-allowed',
     ]);
     expect(
@@ -129,6 +130,29 @@ describe('LoginPolicy.forSsoLogin', () => {
       reason: 'level_not_allowed_for_sso',
       check: 'sso-level-allowed',
     });
+  });
+
+  it("a customer's provider allows only its tenants' users: another tenant's, or none (system admin), is refused", () => {
+    const attempt = (overrides: Partial<User>, ssoTenants: readonly string[] | null): LoginAttempt => ({
+      method: 'sso',
+      user: user(overrides),
+      ssoUserLevels: [8, 16],
+      ssoTenants,
+    });
+    expect(policy.evaluate(attempt({ tenantId: 't1' }, ['t1', 't2'])).allowed).toBe(true);
+    expect(policy.evaluate(attempt({ tenantId: 't3' }, ['t1', 't2']))).toEqual({
+      allowed: false,
+      reason: 'tenant_not_allowed_for_provider',
+      check: 'sso-tenant-allowed',
+    });
+    expect(policy.evaluate(attempt({ tenantId: null, groupId: null, userLevel: 16 }, ['t1'])).allowed).toBe(
+      false,
+    );
+    // The environment's provider (no tenant list) and a login without a list: any tenant.
+    expect(policy.evaluate(attempt({ tenantId: 't3' }, null)).allowed).toBe(true);
+    expect(policy.evaluate({ method: 'sso', user: user({ tenantId: 't3' }), ssoUserLevels: [8] }).allowed).toBe(
+      true,
+    );
   });
 
   it('allows no level when no list is given', () => {

@@ -147,6 +147,10 @@ export const ownSessionSchema = z
         'Opaque identifier of the session, for ending it. Not the cookie value, nor derived from it.',
     }),
     method: z.enum(['password', 'sso']).meta({ description: 'How the session was opened.' }),
+    provider: z.string().optional().meta({
+      description:
+        'SSO sessions only: the id of the OpenID provider the session logged in through (`default`: the one configured with OIDC_*).',
+    }),
     created_at: z.iso.datetime().meta({ description: 'When the session was opened (login).' }),
     last_seen_at: z.iso
       .datetime()

@@ -1,5 +1,6 @@
 import {
   type SessionRecord,
+  type SsoOrigin,
   type StoredSession,
   withoutProviderTokens,
 } from '../../domain/session/session.js';
@@ -91,13 +92,15 @@ export class MemorySessionStore implements SessionStore, SessionPurge, EndAllSes
     return true;
   }
 
-  async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+  async deleteBySso(origin: SsoOrigin, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
     if (!by.sid && !by.subject) return [];
+    const { issuer } = origin;
     const key = by.sid ? ssoKey(issuer, 'sid', by.sid) : ssoKey(issuer, 'sub', by.subject!);
     const ended: SessionRecord[] = [];
     for (const tokenHash of [...(this.bySso.get(key) ?? [])]) {
       const sso = this.live(tokenHash)?.session.sso;
-      if (!sso || sso.issuer !== issuer) continue;
+      // The index is the issuer's: another provider of the same issuer shares it.
+      if (!sso || sso.issuer !== issuer || sso.provider !== origin.provider) continue;
       if (by.sid && sso.sid !== by.sid) continue;
       if (by.subject && sso.subject !== by.subject) continue;
       const taken = await this.deleteByTokenHash(tokenHash);

@@ -79,7 +79,8 @@ export class GatehouseMetrics {
   readonly #sessionsEnded: Counter<'reason'>;
   readonly #clientAborts: Counter;
   readonly #sessionChecks: Record<SessionCheckOutcome, { inc(): void }>;
-  readonly #openIdDuration: Histogram<'endpoint' | 'outcome'>;
+  readonly #openIdDuration: Histogram<'provider' | 'endpoint' | 'outcome'>;
+  readonly #ssoLogins: Counter<'provider' | 'outcome'>;
   readonly #queryDuration: Histogram<'statement' | 'outcome'>;
   readonly #queryChildren = new Map<string, { observe(value: number): void }>();
 
@@ -124,9 +125,15 @@ export class GatehouseMetrics {
     });
     this.#openIdDuration = new Histogram({
       name: 'gatehouse_oidc_request_duration_seconds',
-      help: 'Duration of HTTP requests to the OpenID provider, until the response headers, by endpoint and outcome.',
-      labelNames: ['endpoint', 'outcome'],
+      help: 'Duration of HTTP requests to OpenID providers, until the response headers, by provider id (default: the environment one), endpoint and outcome.',
+      labelNames: ['provider', 'endpoint', 'outcome'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.#ssoLogins = new Counter({
+      name: 'gatehouse_sso_logins_total',
+      help: 'SSO logins by provider id (default: the environment one) and outcome (success, failure), once the redirect URI selected the provider.',
+      labelNames: ['provider', 'outcome'],
       registers,
     });
     this.#queryDuration = new Histogram({
@@ -172,6 +179,7 @@ export class GatehouseMetrics {
     return {
       loginSucceeded: (event) => {
         this.#logins.labels(event.method, 'success', 'none').inc();
+        if (event.provider) this.#ssoLogins.labels(event.provider, 'success').inc();
         inner.loginSucceeded(event);
       },
       loginFailed: (event) => {
@@ -179,6 +187,7 @@ export class GatehouseMetrics {
         // but it is not a login.
         if (event.reason === 'current_password_mismatch') this.#passwordChanges.labels('failure').inc();
         else this.#logins.labels(event.method, 'failure', loginReason(event.method, event.reason)).inc();
+        if (event.provider) this.#ssoLogins.labels(event.provider, 'failure').inc();
         inner.loginFailed(event);
       },
       loginThrottled: (event) => {
@@ -206,12 +215,15 @@ export class GatehouseMetrics {
 
   /** For the OpenID provider adapter's `observer` option. */
   readonly observeOpenIdCall = (call: {
+    /** The provider's id (registry ids are `[a-z0-9-]`, so a safe label); `default` when left out. */
+    provider?: string;
     endpoint: OpenIdEndpoint;
     outcome: OpenIdCallOutcome;
     durationS: number;
   }): void => {
     this.#openIdDuration
       .labels(
+        call.provider ?? 'default',
         OPENID_ENDPOINTS.has(call.endpoint) ? call.endpoint : 'other',
         OPENID_OUTCOMES.has(call.outcome) ? call.outcome : 'network_error',
       )

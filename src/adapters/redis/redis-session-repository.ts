@@ -5,9 +5,11 @@ import {
   type LoginMethod,
   type ProviderTokens,
   type SessionRecord,
+  type SsoOrigin,
   type StoredSession,
 } from '../../domain/session/session.js';
 import type { SessionStore, SessionStoreCapabilities } from '../../domain/session/session-store.port.js';
+import { ENVIRONMENT_PROVIDER_ID } from '../../domain/sso/provider-registration.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-errors.js';
 import { type ScriptedPipeline, type ScriptedRedis, scriptedPipeline, withScripts } from './redis-scripts.js';
@@ -32,6 +34,8 @@ interface StoredRecord {
   e: number;
   a: string | null;
   g: string | null;
+  /** The provider id; absent on sessions written before providers were registered (`default`). */
+  sp?: string | null;
   si: string | null;
   ss: string | null;
   sd: string | null;
@@ -46,6 +50,7 @@ function recordOf(session: StoredSession): StoredRecord {
     e: session.expiresAt.getTime(),
     a: session.clientAddress,
     g: session.userAgent,
+    sp: session.sso?.provider ?? null,
     si: session.sso?.issuer ?? null,
     ss: session.sso?.subject ?? null,
     sd: session.sso?.sid ?? null,
@@ -64,7 +69,10 @@ function sessionOf(tokenHash: string, raw: string, lastSeenMs: string): SessionR
     expiresAt: new Date(r.e),
     clientAddress: r.a,
     userAgent: r.g,
-    sso: r.si && r.ss ? { issuer: r.si, subject: r.ss, sid: r.sd } : null,
+    sso:
+      r.si && r.ss
+        ? { provider: r.sp ?? ENVIRONMENT_PROVIDER_ID, issuer: r.si, subject: r.ss, sid: r.sd }
+        : null,
   };
 }
 
@@ -280,7 +288,8 @@ export class RedisSessionRepository implements SessionStore {
     });
   }
 
-  deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+  deleteBySso(origin: SsoOrigin, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+    const { issuer } = origin;
     return redisCall(async () => {
       if (!by.sid && !by.subject) return [];
       const base = this.ssoKeys({ issuer, subject: by.subject ?? '', sid: by.sid ?? null });
@@ -294,7 +303,8 @@ export class RedisSessionRepository implements SessionStore {
           continue;
         }
         const sso = session.sso;
-        if (!sso || sso.issuer !== issuer) continue;
+        // The index is the issuer's: another provider of the same issuer shares it.
+        if (!sso || sso.issuer !== issuer || sso.provider !== origin.provider) continue;
         if (by.sid && sso.sid !== by.sid) continue;
         if (by.subject && sso.subject !== by.subject) continue;
         const taken = await this.take(tokenHash);
@@ -342,7 +352,12 @@ export class RedisSessionRepository implements SessionStore {
         evicted.push({
           ...taken,
           sso: taken.sso
-            ? { issuer: taken.sso.issuer, subject: taken.sso.subject, sid: taken.sso.sid }
+            ? {
+                provider: taken.sso.provider,
+                issuer: taken.sso.issuer,
+                subject: taken.sso.subject,
+                sid: taken.sso.sid,
+              }
             : null,
         });
       }

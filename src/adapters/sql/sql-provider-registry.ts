@@ -179,6 +179,12 @@ export class SqlProviderRegistry implements ProviderRegistry {
       const current = await this.lockedOrRefused(tx, id);
       if (current.enabled) throw new Refused({ kind: 'still-enabled', id });
       await tx.query('DELETE FROM sso_providers WHERE id = $1', [id]);
+      // Its users' bindings go with it: an id registered again later is a new customer's provider,
+      // and must not inherit the accounts bound through the old one.
+      await tx.query(
+        'UPDATE users SET sso_provider = NULL, sso_issuer = NULL, sso_subject = NULL WHERE sso_provider = $1',
+        [id],
+      );
       return null;
     });
   }

@@ -1,4 +1,4 @@
-import type { LoginMethod, SessionRecord, StoredSession } from '../../domain/session/session.js';
+import type { LoginMethod, SessionRecord, SsoOrigin, StoredSession } from '../../domain/session/session.js';
 import type { SessionLookup } from '../../domain/session/session-lookup.port.js';
 import type {
   EndAllSessions,
@@ -8,11 +8,12 @@ import type {
   SessionStore,
   SessionStoreCapabilities,
 } from '../../domain/session/session-store.port.js';
+import { ENVIRONMENT_PROVIDER_ID } from '../../domain/sso/provider-registration.js';
 import type { SqlExecutor } from './sql-client.js';
 
 export const SESSION_COLUMNS = `
   s.token_hash, s.handle, s.user_id AS s_user_id, s.method, s.created_at AS s_created_at, s.last_seen_at,
-  s.expires_at, s.client_address, s.user_agent, s.sso_issuer, s.sso_subject, s.sso_sid`;
+  s.expires_at, s.client_address, s.user_agent, s.sso_provider, s.sso_issuer, s.sso_subject, s.sso_sid`;
 
 /** The provider tokens: read only when a session ends (they can be kilobytes each). */
 const PROVIDER_TOKEN_COLUMNS = 's.sso_id_token, s.sso_access_token, s.sso_refresh_token';
@@ -27,6 +28,7 @@ export interface SessionRow {
   expires_at: Date;
   client_address: string | null;
   user_agent: string | null;
+  sso_provider: string | null;
   sso_issuer: string | null;
   sso_subject: string | null;
   sso_sid: string | null;
@@ -51,7 +53,13 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
     userAgent: row.user_agent,
     sso:
       row.sso_issuer && row.sso_subject
-        ? { issuer: row.sso_issuer, subject: row.sso_subject, sid: row.sso_sid }
+        ? {
+            // Sessions from before providers were registered came through the environment's.
+            provider: row.sso_provider ?? ENVIRONMENT_PROVIDER_ID,
+            issuer: row.sso_issuer,
+            subject: row.sso_subject,
+            sid: row.sso_sid,
+          }
         : null,
   };
 }
@@ -97,8 +105,8 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
     await this.sql.query(
       `INSERT INTO sessions (token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
          client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
-         sso_refresh_token)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+         sso_refresh_token, sso_provider)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
       [
         session.tokenHash,
         session.handle,
@@ -115,6 +123,7 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
         session.sso?.idToken ?? null,
         session.sso?.accessTokenSealed ?? null,
         session.sso?.refreshTokenSealed ?? null,
+        session.sso?.provider ?? null,
       ],
       'session_create',
     );
@@ -159,15 +168,15 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
     return rowCount;
   }
 
-  async deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
+  async deleteBySso(origin: SsoOrigin, by: { sid?: string; subject?: string }): Promise<SessionRecord[]> {
     if (!by.sid && !by.subject) return [];
     const { rows } = await this.sql.query<SessionRow>(
       `DELETE FROM sessions s
-        WHERE s.sso_issuer = $1
+        WHERE s.sso_provider = $4 AND s.sso_issuer = $1
           AND ($2::text IS NULL OR s.sso_sid = $2)
           AND ($3::text IS NULL OR s.sso_subject = $3)
        RETURNING ${SESSION_COLUMNS}`,
-      [issuer, by.sid ?? null, by.subject ?? null],
+      [origin.issuer, by.sid ?? null, by.subject ?? null, origin.provider],
     );
     return rows.map(sessionFromRow);
   }

@@ -179,10 +179,11 @@ export class SqlUserRepository implements UserRepository {
     let bound: number;
     try {
       ({ rowCount: bound } = await this.sql.query(
-        `UPDATE users SET sso_issuer = $2, sso_subject = $3
+        `UPDATE users SET sso_provider = $4, sso_issuer = $2, sso_subject = $3
           WHERE user_id = $1 AND sso_issuer IS NULL
-            AND NOT EXISTS (SELECT 1 FROM users o WHERE o.sso_issuer = $2 AND o.sso_subject = $3)`,
-        [userId, account.issuer, account.subject],
+            AND NOT EXISTS (SELECT 1 FROM users o
+                             WHERE o.sso_provider = $4 AND o.sso_issuer = $2 AND o.sso_subject = $3)`,
+        [userId, account.issuer, account.subject, account.provider],
         'user_bind_provider_account',
       ));
     } catch (error) {
@@ -191,8 +192,8 @@ export class SqlUserRepository implements UserRepository {
     }
     if (bound === 1) return 'bound';
     const { rowCount } = await this.sql.query(
-      'SELECT 1 FROM users WHERE user_id = $1 AND sso_issuer = $2 AND sso_subject = $3',
-      [userId, account.issuer, account.subject],
+      'SELECT 1 FROM users WHERE user_id = $1 AND sso_provider = $4 AND sso_issuer = $2 AND sso_subject = $3',
+      [userId, account.issuer, account.subject, account.provider],
       'user_provider_account',
     );
     return rowCount === 1 ? 'bound' : 'refused';
@@ -200,7 +201,7 @@ export class SqlUserRepository implements UserRepository {
 
   async clearProviderAccount(userId: string): Promise<boolean> {
     const { rowCount } = await this.sql.query(
-      'UPDATE users SET sso_issuer = NULL, sso_subject = NULL WHERE user_id = $1 AND sso_issuer IS NOT NULL',
+      'UPDATE users SET sso_provider = NULL, sso_issuer = NULL, sso_subject = NULL WHERE user_id = $1 AND sso_issuer IS NOT NULL',
       [userId],
     );
     return rowCount === 1;

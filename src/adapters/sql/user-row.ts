@@ -7,7 +7,7 @@ export const USER_COLUMNS = `
   u.user_type, u.phone_number, u.role, u.is_enterprise, u.password_hash, u.password_changed_at,
   u.must_change_password, u.credentials_expire_at, u.first_login_at, u.disabled, u.created_at,
   u.backend_name, b.external_name AS backend_external_name, u.sso_issuer AS u_sso_issuer,
-  u.sso_subject AS u_sso_subject`;
+  u.sso_subject AS u_sso_subject, u.sso_provider AS u_sso_provider`;
 
 export interface UserRow {
   user_id: string;
@@ -38,6 +38,7 @@ export interface UserRow {
   backend_external_name: string | null;
   u_sso_issuer: string | null;
   u_sso_subject: string | null;
+  u_sso_provider: string | null;
 }
 
 export function userFromRow(row: UserRow): User {
@@ -68,6 +69,8 @@ export function userFromRow(row: UserRow): User {
     createdAt: row.created_at,
     backend: row.backend_name ? { name: row.backend_name, externalName: row.backend_external_name } : null,
     ssoIdentity:
-      row.u_sso_issuer && row.u_sso_subject ? { issuer: row.u_sso_issuer, subject: row.u_sso_subject } : null,
+      row.u_sso_issuer && row.u_sso_subject && row.u_sso_provider
+        ? { provider: row.u_sso_provider, issuer: row.u_sso_issuer, subject: row.u_sso_subject }
+        : null,
   };
 }

@@ -4,6 +4,9 @@ import type { ProviderRegistry } from '../../domain/sso/provider-registry.port.j
 /** What the login needs to know of a provider before it calls it: who it may log in, and how. */
 export interface ProviderRules {
   id: string;
+  /** The issuer and client id a back-channel logout token is matched by (its `iss` and `aud`). */
+  issuer: string;
+  clientId: string;
   redirectUris: readonly string[];
   /** The tenants whose users it may log in; null: any (the environment's provider). */
   tenants: readonly string[] | null;
@@ -42,9 +45,11 @@ export class ProviderDirectory<Parts> {
   private builtFrom = new Map<string, number>();
   private version: bigint | null = null;
   private failed = new Map<string, Error>();
+  /** Enabled registered providers, built or not: their sessions stay usable. */
+  private enabled = new Set<string>();
 
   constructor(
-    private readonly registry: ProviderRegistry,
+    private readonly registry: Pick<ProviderRegistry, 'version' | 'list'>,
     private readonly environment: DirectoryEntry<Parts> | null,
     private readonly build: (provider: RegisteredProvider) => Promise<Parts>,
   ) {}
@@ -60,6 +65,32 @@ export class ProviderDirectory<Parts> {
 
   entries(): DirectoryEntry<Parts>[] {
     return [...this.byId.values()];
+  }
+
+  /** No provider at all: none in the environment, none enabled in the registry. */
+  isEmpty(): boolean {
+    return this.environment === null && this.enabled.size === 0;
+  }
+
+  /**
+   * Whether this provider's SSO sessions may still be used: the environment's while it is
+   * configured, a registered one while it is enabled (even when its adapters failed to build, so
+   * a broken interpreter stops new logins, not the sessions already made).
+   */
+  isServed(providerId: string): boolean {
+    // Not loaded yet: nothing is known to be offboarded, so nothing is ended on that account.
+    if (this.version === null) return true;
+    return providerId === ENVIRONMENT_PROVIDER_ID ? this.environment !== null : this.enabled.has(providerId);
+  }
+
+  /**
+   * The providers a back-channel logout token may come from: those whose issuer is its `iss` and
+   * whose client id is among its `aud` (two providers may share an issuer, never both).
+   */
+  forLogoutToken(issuer: string, audiences: readonly string[]): DirectoryEntry<Parts>[] {
+    return this.entries().filter(
+      (entry) => entry.rules.issuer === issuer && audiences.includes(entry.rules.clientId),
+    );
   }
 
   /** Enabled providers whose adapters could not be built (an interpreter factory that threw), by id. */
@@ -114,6 +145,7 @@ export class ProviderDirectory<Parts> {
     this.byRedirectUri = byRedirectUri;
     this.builtFrom = builtFrom;
     this.failed = failed;
+    this.enabled = new Set(providers.map((provider) => provider.id));
     this.version = version;
     return true;
   }
@@ -122,6 +154,8 @@ export class ProviderDirectory<Parts> {
 function rulesOf(provider: RegisteredProvider): ProviderRules {
   return {
     id: provider.id,
+    issuer: provider.issuer,
+    clientId: provider.clientId,
     redirectUris: provider.redirectUris,
     tenants: provider.tenants,
     levels: provider.levels,

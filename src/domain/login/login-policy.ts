@@ -7,6 +7,8 @@ export const LOGIN_DENIAL_REASONS = [
   'bad_password',
   'account_disabled',
   'level_not_allowed_for_sso',
+  /** A customer's provider may log in only users of that customer's tenants. */
+  'tenant_not_allowed_for_provider',
   /** The user is bound to another provider account, or the provider account to another user. */
   'sso_account_mismatch',
 ] as const;
@@ -19,6 +21,8 @@ export interface LoginAttempt {
   /** Result of the password verification (password logins only). */
   passwordVerified?: boolean;
   ssoUserLevels?: readonly number[];
+  /** The tenants whose users the SSO provider may log in; null or absent: any (the environment's). */
+  ssoTenants?: readonly string[] | null;
 }
 
 export interface LoginCheck {
@@ -55,6 +59,20 @@ export const ssoLevelAllowed: LoginCheck = {
       : 'level_not_allowed_for_sso',
 };
 
+/**
+ * One customer's provider logs in only that customer's users (contract 6a): a user of another
+ * tenant, or of none (a system administrator), is refused even when group and username match.
+ */
+export const ssoTenantAllowed: LoginCheck = {
+  name: 'sso-tenant-allowed',
+  check: (attempt) => {
+    const tenants = attempt.ssoTenants ?? null;
+    if (tenants === null) return null;
+    const tenant = attempt.user?.tenantId ?? null;
+    return tenant !== null && tenants.includes(tenant) ? null : 'tenant_not_allowed_for_provider';
+  },
+};
+
 /** An ordered list of named checks; the first denial wins. Extend by composing another list. */
 export class LoginPolicy {
   constructor(readonly checks: readonly LoginCheck[]) {}
@@ -74,6 +92,6 @@ export class LoginPolicy {
   }
 
   static forSsoLogin(): LoginPolicy {
-    return new LoginPolicy([accountExists, accountEnabled, ssoLevelAllowed]);
+    return new LoginPolicy([accountExists, accountEnabled, ssoTenantAllowed, ssoLevelAllowed]);
   }
 }

@@ -1,4 +1,4 @@
-import type { SessionRecord, StoredSession } from './session.js';
+import type { SessionRecord, SsoOrigin, StoredSession } from './session.js';
 import type { SessionLookup } from './session-lookup.port.js';
 
 /**
@@ -39,11 +39,11 @@ export interface SessionStore {
   /** Ends the user's session with this handle; false when the user has none with it. */
   deleteByHandle(userId: string, handle: string): Promise<boolean>;
   /**
-   * Back-channel logout: ends the SSO sessions of this issuer whose provider `sid` and `sub` match
+   * Back-channel logout: ends the SSO sessions of this provider and issuer whose provider `sid` and `sub` match
    * every one given (both when a logout token names both), and returns them (the audit trail names
    * their users). Neither given ends nothing.
    */
-  deleteBySso(issuer: string, by: { sid?: string; subject?: string }): Promise<SessionRecord[]>;
+  deleteBySso(origin: SsoOrigin, by: { sid?: string; subject?: string }): Promise<SessionRecord[]>;
   /**
    * Keeps the user's `keep` most recently used sessions (by last-seen; the older created first
    * among equals) and ends the others, returning them. Exact under concurrent logins of one user:

@@ -2,9 +2,18 @@ import type { User } from '../user/user.js';
 
 export type LoginMethod = 'password' | 'sso';
 
-/** Which provider session an SSO session belongs to (back-channel logout finds it by these). */
-export interface SsoSessionRef {
+/**
+ * Where an SSO session came from: the provider it logged in through (its registry id, or
+ * `default` for the environment's) and that provider's issuer. Two providers may share an issuer
+ * (two clients of one identity service), so the provider id is what keeps customers apart.
+ */
+export interface SsoOrigin {
+  provider: string;
   issuer: string;
+}
+
+/** Which provider session an SSO session belongs to (back-channel logout finds it by these). */
+export interface SsoSessionRef extends SsoOrigin {
   subject: string;
   sid: string | null;
 }
@@ -96,6 +105,6 @@ export function sessionKeepUntil(
 /** What a lookup or a list gives: the session without the provider's tokens. */
 export function withoutProviderTokens(session: StoredSession): SessionRecord {
   if (!session.sso) return { ...session, sso: null };
-  const { issuer, subject, sid } = session.sso;
-  return { ...session, sso: { issuer, subject, sid } };
+  const { provider, issuer, subject, sid } = session.sso;
+  return { ...session, sso: { provider, issuer, subject, sid } };
 }

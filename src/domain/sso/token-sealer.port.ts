@@ -18,7 +18,10 @@ export interface TokenSealer {
  * it cannot make this service revoke, or present, someone else's grant. The provider session
  * outlives the Gatehouse session's rotation (a password change moves the tokens unchanged).
  */
-export function tokenBinding(slot: 'access_token' | 'refresh_token', session: SsoSessionRef): string {
+export function tokenBinding(
+  slot: 'access_token' | 'refresh_token',
+  session: Pick<SsoSessionRef, 'issuer' | 'subject' | 'sid'>,
+): string {
   // JSON: unambiguous whatever characters the provider's claims hold.
   return JSON.stringify(['gatehouse provider token', slot, session.issuer, session.subject, session.sid]);
 }

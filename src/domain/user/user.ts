@@ -65,8 +65,13 @@ export interface User extends UserAttributes {
   ssoIdentity: ProviderAccount | null;
 }
 
-/** An account at an OpenID provider: its issuer and its `sub`, the stable identifier (OIDC Core 5.7). */
+/**
+ * An account at an OpenID provider: the provider it came through (registry id, or `default`), its
+ * issuer and its `sub`, the stable identifier (OIDC Core 5.7). The provider id namespaces the
+ * account (ASVS 6.8.1): two customers' providers may share an issuer, never an account.
+ */
 export interface ProviderAccount {
+  provider: string;
   issuer: string;
   subject: string;
 }

@@ -27,6 +27,7 @@ function wire(session: OwnSession) {
   return {
     handle: session.handle,
     method: session.method,
+    ...(session.provider ? { provider: session.provider } : {}),
     created_at: session.createdAt.toISOString(),
     last_seen_at: session.lastSeenAt.toISOString(),
     expires_at: session.expiresAt.toISOString(),

@@ -11,26 +11,27 @@ import type { Route } from '../route.js';
 import { emptyRequestSchema, loginResponseSchema, parseBody, ssoLoginRequestSchema } from '../schemas.js';
 
 export interface SsoRouteDeps {
-  /** Null when no OpenID provider is configured: every SSO route answers SSO_NOT_CONFIGURED. */
-  sso: { login: SsoLogin; logout: SsoLogout; backchannelLogout: BackchannelLogout } | null;
+  sso: { login: SsoLogin; logout: SsoLogout; backchannelLogout: BackchannelLogout };
+  /** False while the service has no provider at all: every SSO route answers SSO_NOT_CONFIGURED. */
+  available: () => boolean;
   cookie: CookieSettings;
   /** Picks the one live session among several session cookies (logout). */
   authenticator: Pick<SessionAuthenticator, 'liveToken'>;
 }
 
-function configured<T>(sso: T | null): T {
-  if (!sso) throw new DomainError('SSO_NOT_CONFIGURED', 'Single sign-on is not configured on this service.');
-  return sso;
-}
-
 export function ssoRoutes(deps: SsoRouteDeps): Route[] {
+  const configured = () => {
+    if (!deps.available())
+      throw new DomainError('SSO_NOT_CONFIGURED', 'Single sign-on is not configured on this service.');
+    return deps.sso;
+  };
   const cookieName = deps.cookie.name;
   return [
     {
       method: 'POST',
       path: '/api/v1/openid/login/',
       handle: async (request, reply) => {
-        const sso = configured(deps.sso);
+        const sso = configured();
         const body = parseBody(ssoLoginRequestSchema, await readJsonBody(request));
         const result = await sso.login.execute({
           nonce: body.nonce,
@@ -48,7 +49,7 @@ export function ssoRoutes(deps: SsoRouteDeps): Route[] {
       method: 'POST',
       path: '/api/v1/openid/logout/',
       handle: async (request, reply) => {
-        const sso = configured(deps.sso);
+        const sso = configured();
         parseBody(emptyRequestSchema, await readJsonBody(request));
         // The cookie is cleared whatever the provider answers: the local session is gone either way.
         reply.cookie(clearedSessionCookie(deps.cookie));
@@ -61,7 +62,7 @@ export function ssoRoutes(deps: SsoRouteDeps): Route[] {
       method: 'POST',
       path: '/api/v1/openid/backchannel-logout/',
       handle: async (request, reply) => {
-        const sso = configured(deps.sso);
+        const sso = configured();
         const form = await readFormBody(request);
         const logoutToken = form.get('logout_token');
         if (!logoutToken) throw new DomainError('INVALID_REQUEST', 'logout_token is required.');
