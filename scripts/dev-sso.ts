@@ -1,11 +1,13 @@
 /**
- * `npm run dev:sso`: a local OpenID provider, Gatehouse configured against it, and a demo portal,
- * all in this process (see scripts/dev-sso/playground.ts). Development only: the provider accepts
- * any password and everything speaks plain http on the loopback interface.
+ * `npm run dev:sso`: two customers' OpenID providers (Acme and Globex), Gatehouse with both in its
+ * provider registry, and a demo portal, all in this process (see scripts/dev-sso/playground.ts).
+ * Development only: the providers accept any password and everything speaks plain http on the
+ * loopback interface.
  *
- * Environment: DEV_SSO_PORTAL_PORT (3000), DEV_SSO_PROVIDER_PORT (9090), DEV_SSO_GATEHOUSE_PORT
- * (8080), DEV_SSO_DATA_DIR (default: a temporary folder deleted on exit), LOG_LEVEL (warn),
- * TOKEN_ENCRYPTION_KEY, SSO_TOKEN_INTERPRETER, SSO_USERNAME_CLAIM, SSO_GROUP_CLAIM, SSO_USER_LEVELS.
+ * Environment: DEV_SSO_PORTAL_PORT (3000), DEV_SSO_GATEHOUSE_PORT (8080), DEV_SSO_ACME_PORT (9090),
+ * DEV_SSO_GLOBEX_PORT (9091), DEV_SSO_DATA_DIR (default: a temporary folder deleted on exit),
+ * LOG_LEVEL (warn), TOKEN_ENCRYPTION_KEY, SSO_INTERPRETERS (an `acme=` entry replaces Acme's
+ * interpreter), SSO_USERNAME_CLAIM, SSO_GROUP_CLAIM, SSO_USER_LEVELS.
  */
 import { DEFAULT_PORTS, type PlaygroundOptions, startPlayground } from './dev-sso/playground.js';
 
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
   const passThrough: Record<string, string> = {};
   for (const name of [
     'TOKEN_ENCRYPTION_KEY',
-    'SSO_TOKEN_INTERPRETER',
+    'SSO_INTERPRETERS',
     'SSO_USERNAME_CLAIM',
     'SSO_GROUP_CLAIM',
     'SSO_USER_LEVELS',
@@ -35,8 +37,9 @@ async function main(): Promise<void> {
   const playground = await startPlayground({
     ports: {
       portal: port('DEV_SSO_PORTAL_PORT', DEFAULT_PORTS.portal),
-      provider: port('DEV_SSO_PROVIDER_PORT', DEFAULT_PORTS.provider),
       gatehouse: port('DEV_SSO_GATEHOUSE_PORT', DEFAULT_PORTS.gatehouse),
+      acme: port('DEV_SSO_ACME_PORT', DEFAULT_PORTS.acme),
+      globex: port('DEV_SSO_GLOBEX_PORT', DEFAULT_PORTS.globex),
     },
     ...(process.env.DEV_SSO_DATA_DIR ? { dataDir: process.env.DEV_SSO_DATA_DIR } : {}),
     logLevel,
@@ -62,7 +65,7 @@ main().catch((error: unknown) => {
   process.stderr.write(
     `dev:sso failed to start: ${message}\n` +
       (inUse
-        ? 'A port is taken: set DEV_SSO_PORTAL_PORT / DEV_SSO_PROVIDER_PORT / DEV_SSO_GATEHOUSE_PORT.\n'
+        ? 'A port is taken: set DEV_SSO_PORTAL_PORT / DEV_SSO_GATEHOUSE_PORT / DEV_SSO_ACME_PORT / DEV_SSO_GLOBEX_PORT.\n'
         : ''),
   );
   process.exit(1);

@@ -2,100 +2,69 @@
  * The single sign-on playground behind `npm run dev:sso`, also started by the browser test
  * (test/browser/sso-portal.test.ts) on random ports:
  *
- * - a local OpenID provider: oidc-provider through test/support/oidc/test-provider.ts, with demo
- *   accounts and its built-in (development) login page;
- * - Gatehouse (createGatehouse + listen) on embedded PGlite, configured against that provider,
- *   with a demo tenant, group and users;
- * - a demo portal (served here, not by Gatehouse) that performs step 1 in the browser and
- *   reverse-proxies /api/* to Gatehouse, so the session cookie is first-party.
+ * - two customers' OpenID providers side by side (scripts/dev-sso/customers.ts): Acme and Globex,
+ *   each an oidc-provider (test/support/oidc/test-provider.ts) with its own issuer, keys, accounts
+ *   and built-in (development) login page;
+ * - Gatehouse (createGatehouse + listen) on embedded PGlite, with no provider in its environment:
+ *   both customers' providers are registered in its registry (as `gatehouse provider add` would),
+ *   each limited to its customer's tenant and read by its own interpreter;
+ * - a demo portal (served here, not by Gatehouse) offering "Log in with Acme" and "Log in with
+ *   Globex": it performs step 1 in the browser with that customer's redirect URI (which is how
+ *   Gatehouse selects the provider) and reverse-proxies /api/* to Gatehouse, so the session
+ *   cookie is first-party.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
+import { TOKENS } from '../../src/composition/tokens.js';
 import { loadConfig } from '../../src/config/config.js';
-import { EMPTY_ATTRIBUTES, type UserAttributes, type UserLevel } from '../../src/domain/user/user.js';
 import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
 import { startTestProvider, type TestProvider } from '../../test/support/oidc/test-provider.js';
+import { ACME_INTERPRETER_MODULE, DEMO_CUSTOMERS, type DemoCustomer } from './customers.js';
+import { adminProviders, registerCustomerProvider, seedCustomerDirectory } from './demo-setup.js';
 import { PORTAL_HTML, PORTAL_JS, type PortalConfig } from './portal-page.js';
 
-export const DEFAULT_PORTS = { portal: 3000, provider: 9090, gatehouse: 8080 } as const;
+export const DEFAULT_PORTS = { portal: 3000, gatehouse: 8080, acme: 9090, globex: 9091 } as const;
 export const PORTAL_SCOPE = 'openid profile offline_access';
 
-export interface DemoUser {
-  username: string;
-  userLevel: UserLevel;
-  groupId: string;
-  attributes: Partial<UserAttributes>;
-  /** Claims the provider releases for the account of the same id. */
-  claims: Record<string, unknown>;
-  /** What happens when this account signs in at the portal. */
-  outcome: string;
-}
-
-export const DEMO_TENANT = { id: 't1', name: 'Acme (demo)' };
-export const DEMO_GROUP = { id: 'g1', name: 'Sales (demo)' };
-
-export const DEMO_USERS: readonly DemoUser[] = [
-  {
-    username: 'gina',
-    userLevel: 8,
-    groupId: 'g1',
-    attributes: { firstName: 'Gina', lastName: 'Admin', emailAddress: 'gina@example.test', language: 'en' },
-    claims: {
-      preferred_username: 'gina',
-      groups: ['g1'],
-      given_name: 'Gina',
-      family_name: 'Admin',
-      email: 'gina@example.test',
-    },
-    outcome: 'group admin of group g1 (tenant t1): signs in, the portal shows ids and profile',
-  },
-  {
-    username: 'eve',
-    userLevel: 0,
-    groupId: 'g1',
-    attributes: { firstName: 'Eve' },
-    claims: { preferred_username: 'eve', groups: ['g1'] },
-    outcome: 'end user (level 0), not in SSO_USER_LEVELS=8: refused with SSO_INVALID_GROUPID_AND_USERNAME',
-  },
-  {
-    username: 'bob',
-    userLevel: 8,
-    groupId: 'g1',
-    attributes: { firstName: 'Bob' },
-    claims: { preferred_username: 'bob', groups: ['g1', 'g2'] },
-    outcome: 'the provider sends two groups: refused with SSO_MULTI_GROUPS',
-  },
-];
+export type PlaygroundPorts = { [name in keyof typeof DEFAULT_PORTS]: number };
 
 export interface PlaygroundOptions {
   /**
-   * Ports of the portal, the provider and Gatehouse; `0` puts all three on random free ports.
-   * Default DEFAULT_PORTS.
+   * Ports of the portal, Gatehouse and each customer's provider; `0` puts them all on random free
+   * ports. Default DEFAULT_PORTS.
    */
-  ports?: 0 | { portal?: number; provider?: number; gatehouse?: number };
-  /** Embedded database folder; default a new temporary folder, deleted by close(). */
+  ports?: 0 | Partial<PlaygroundPorts>;
+  /** Kept between runs: the embedded database and the key sealing the registry's secrets. Default a new temporary folder, deleted by close(). */
   dataDir?: string;
   /** Gatehouse log level (JSON lines on stdout). Default 'warn'. */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Further Gatehouse environment (e.g. TOKEN_ENCRYPTION_KEY, SSO_TOKEN_INTERPRETER). */
+  /** Further Gatehouse environment (e.g. TOKEN_ENCRYPTION_KEY, SSO_INTERPRETERS, SSO_USER_LEVELS). */
   env?: Record<string, string>;
+}
+
+/** One customer's provider as it runs in the playground. */
+export interface PlaygroundCustomer {
+  customer: DemoCustomer;
+  provider: TestProvider;
+  issuer: string;
+  /** The portal's callback for this customer: registered at its provider and in Gatehouse's registry. */
+  redirectUri: string;
 }
 
 export interface Playground {
   /** Open this in a browser: http://localhost:<port>. */
   portalUrl: string;
-  redirectUri: string;
-  providerIssuer: string;
   gatehouseUrl: string;
+  /** By customer (= registered provider) id: `acme`, `globex`. */
+  customers: Readonly<Record<string, PlaygroundCustomer>>;
   dataDir: string;
   temporaryDataDir: boolean;
-  provider: TestProvider;
   gatehouse: Gatehouse;
   /** The text `npm run dev:sso` prints. */
   instructions(): string;
@@ -167,43 +136,38 @@ async function listenOn(server: Server, port: number, host: string): Promise<num
   return (server.address() as AddressInfo).port;
 }
 
-async function seedDemoDirectory(gatehouse: Gatehouse): Promise<void> {
-  const { store } = gatehouse;
-  const ignoreConflict = (error: unknown) => {
-    // A kept data directory (DEV_SSO_DATA_DIR) already has the demo rows.
-    if ((error as { code?: string }).code !== 'CONFLICT') throw error;
-  };
-  await store.directory.addTenant(DEMO_TENANT.id, DEMO_TENANT.name).catch(ignoreConflict);
-  await store.directory.addGroup(DEMO_GROUP.id, DEMO_TENANT.id, DEMO_GROUP.name).catch(ignoreConflict);
-  for (const user of DEMO_USERS) {
-    await store.users
-      .create(
-        {
-          ...EMPTY_ATTRIBUTES,
-          ...user.attributes,
-          userId: `u-${user.username}`,
-          username: user.username,
-          userLevel: user.userLevel,
-          tenantId: DEMO_TENANT.id,
-          groupId: user.groupId,
-          backendName: null,
-          // Single sign-on only: no password.
-          passwordHash: null,
-          mustChangePassword: false,
-        },
-        new Date(),
-      )
-      .catch(ignoreConflict);
-  }
+/**
+ * The key that seals the registry's secrets. A kept data directory keeps its key next to the
+ * database: secrets sealed in one run must open in the next.
+ */
+function tokenEncryptionKey(dataDir: string, temporary: boolean): string {
+  const fresh = () => randomBytes(32).toString('base64');
+  if (temporary) return fresh();
+  const file = join(dataDir, 'token-encryption-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = fresh();
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** Acme's interpreter is the example package, unless SSO_INTERPRETERS names an `acme` of its own. */
+function interpreterMap(given: string | undefined): string {
+  const entries = (given ?? '').split(',').filter((entry) => entry.trim() !== '');
+  if (!entries.some((entry) => entry.trim().startsWith('acme=')))
+    entries.push(`acme=${ACME_INTERPRETER_MODULE}`);
+  return entries.join(',');
 }
 
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
-  const ports =
-    options.ports === 0 ? { portal: 0, provider: 0, gatehouse: 0 } : { ...DEFAULT_PORTS, ...options.ports };
+  const ports: PlaygroundPorts =
+    options.ports === 0
+      ? { portal: 0, gatehouse: 0, acme: 0, globex: 0 }
+      : { ...DEFAULT_PORTS, ...options.ports };
   const temporaryDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir
     ? resolve(options.dataDir)
     : mkdtempSync(join(tmpdir(), 'gatehouse-dev-sso-'));
+  mkdirSync(dataDir, { recursive: true });
 
   const cleanups: Array<() => Promise<void> | void> = [];
   const cleanup = async () => {
@@ -219,9 +183,10 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   if (temporaryDataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
 
   try {
-    // 1. The portal first: its origin is the redirect URI the provider and Gatehouse must know.
+    // 1. The portal first: its origin makes the redirect URIs the providers and Gatehouse must know.
     let gatehouseTarget: URL | undefined;
     let portalConfig: PortalConfig | undefined;
+    const callbacks = new Set(DEMO_CUSTOMERS.map((customer) => `/callback/${customer.id}`));
     const portal = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://portal.invalid').pathname;
       if (path.startsWith('/api/')) {
@@ -229,8 +194,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         return proxy(req, res, gatehouseTarget);
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'GET only.');
-      if (path === '/' || path === '/callback')
-        return send(res, 200, 'text/html; charset=utf-8', PORTAL_HTML);
+      if (path === '/' || callbacks.has(path)) return send(res, 200, 'text/html; charset=utf-8', PORTAL_HTML);
       if (path === '/portal.js') return send(res, 200, 'text/javascript; charset=utf-8', PORTAL_JS);
       if (path === '/portal-config.json' && portalConfig) {
         return send(res, 200, 'application/json', JSON.stringify(portalConfig));
@@ -247,59 +211,76 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     );
     // Chromium treats http://localhost as a secure context: WebCrypto works, Secure cookies stick.
     const portalUrl = `http://localhost:${portalPort}`;
-    const redirectUri = `${portalUrl}/callback`;
 
-    // 2. The OpenID provider, with the demo accounts and the portal's redirect URI.
-    const provider = await startTestProvider({
-      port: ports.provider,
-      redirectUris: [redirectUri],
-      accounts: Object.fromEntries(DEMO_USERS.map((user) => [user.username, user.claims])),
-    });
-    cleanups.push(() => provider.close());
-    const metadata = (await (await fetch(`${provider.issuer}/.well-known/openid-configuration`)).json()) as {
-      authorization_endpoint: string;
-    };
+    // 2. Each customer's OpenID provider: its own issuer, keys and accounts, and its own redirect URI.
+    const customers: Record<string, PlaygroundCustomer> = {};
+    for (const customer of DEMO_CUSTOMERS) {
+      const redirectUri = `${portalUrl}/callback/${customer.id}`;
+      const provider = await startTestProvider({
+        port: ports[customer.id as 'acme' | 'globex'],
+        redirectUris: [redirectUri],
+        signingAlg: customer.idTokenAlg,
+        accounts: Object.fromEntries(customer.accounts.map((account) => [account.login, account.claims])),
+      });
+      cleanups.push(() => provider.close());
+      customers[customer.id] = { customer, provider, issuer: provider.issuer, redirectUri };
+    }
 
-    // 3. Gatehouse against that provider, on embedded PGlite.
-    const { gatehouse: client } = provider.clients;
+    // 3. Gatehouse on embedded PGlite. No OIDC_*: every provider it serves is in its registry.
     const config = loadConfig({
       HOST: '127.0.0.1',
       PORT: String(ports.gatehouse),
-      DATA_DIR: dataDir,
+      DATA_DIR: join(dataDir, 'database'),
       LOG_LEVEL: options.logLevel ?? 'warn',
-      OIDC_ISSUER: provider.issuer,
-      OIDC_CLIENT_ID: client.clientId,
-      OIDC_CLIENT_SECRET: client.clientSecret!,
-      OIDC_REDIRECT_URIS: redirectUri,
       OIDC_ALLOW_INSECURE_HTTP: 'true',
       // The browser's Origin is the portal's; the proxy hands the request to Gatehouse's own host.
       TRUSTED_ORIGINS: portalUrl,
-      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       ...options.env,
+      TOKEN_ENCRYPTION_KEY:
+        options.env?.TOKEN_ENCRYPTION_KEY ?? tokenEncryptionKey(dataDir, temporaryDataDir),
+      SSO_INTERPRETERS: interpreterMap(options.env?.SSO_INTERPRETERS),
     });
     const gatehouse = await createGatehouse({ config, logger: createLogger(config.logLevel) });
     cleanups.push(() => gatehouse.close());
-    await seedDemoDirectory(gatehouse);
+
+    // 4. What an operator does when a customer signs: tenant, groups, users, then its provider.
+    const admin = adminProviders(gatehouse);
+    for (const { customer, provider, redirectUri } of Object.values(customers)) {
+      await seedCustomerDirectory(gatehouse, customer);
+      const client = provider.clients.gatehouse;
+      await registerCustomerProvider(
+        admin,
+        customer,
+        {
+          issuer: provider.issuer,
+          clientId: client.clientId,
+          clientSecret: client.clientSecret!,
+          redirectUri,
+        },
+        config.sso.userLevels,
+      );
+    }
+    // Every instance picks registry changes up within SSO_REGISTRY_POLL_MS; this one at once.
+    const directory = gatehouse.container.get(TOKENS.ProviderDirectory);
+    await directory.refresh();
+    for (const [id, error] of directory.failures()) {
+      throw new Error(`provider "${id}" cannot be used: ${error.message}`);
+    }
+
     const running: RunningServer = await listen(gatehouse.app, config.http.port, config.http.host);
     cleanups.push(() => running.close(1000));
-
     gatehouseTarget = new URL(running.url);
     portalConfig = {
-      issuer: provider.issuer,
-      authorizationEndpoint: metadata.authorization_endpoint,
-      clientId: client.clientId,
-      redirectUri,
       scope: PORTAL_SCOPE,
+      customers: await Promise.all(Object.values(customers).map(portalEntry)),
     };
 
     const playground: Playground = {
       portalUrl,
-      redirectUri,
-      providerIssuer: provider.issuer,
       gatehouseUrl: running.url,
+      customers,
       dataDir,
       temporaryDataDir,
-      provider,
       gatehouse,
       instructions: () => instructionsText(playground),
       close: cleanup,
@@ -311,34 +292,57 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   }
 }
 
+/** What the portal needs to send a browser to one customer's provider. */
+async function portalEntry({ customer, provider, redirectUri }: PlaygroundCustomer) {
+  const metadata = (await (await fetch(`${provider.issuer}/.well-known/openid-configuration`)).json()) as {
+    authorization_endpoint: string;
+  };
+  return {
+    id: customer.id,
+    label: customer.label,
+    issuer: provider.issuer,
+    authorizationEndpoint: metadata.authorization_endpoint,
+    clientId: provider.clients.gatehouse.clientId,
+    redirectUri,
+  };
+}
+
 export function instructionsText(
-  p: Pick<
-    Playground,
-    'portalUrl' | 'providerIssuer' | 'gatehouseUrl' | 'dataDir' | 'temporaryDataDir' | 'redirectUri'
-  >,
+  p: Pick<Playground, 'portalUrl' | 'gatehouseUrl' | 'dataDir' | 'temporaryDataDir' | 'customers'>,
 ): string {
-  const width = Math.max('other'.length, ...DEMO_USERS.map((user) => user.username.length));
+  const running = Object.values(p.customers);
+  const width = Math.max(
+    'other'.length,
+    ...running.flatMap(({ customer }) => customer.accounts.map((a) => a.login.length)),
+  );
+  const perCustomer = running.flatMap(({ customer, issuer, redirectUri }) => [
+    '',
+    `${customer.label}: provider "${customer.id}" at ${issuer} (${customer.idTokenAlg} keys of its own),`,
+    `  interpreter "${customer.interpreter}", tenant ${customer.tenant.id}, redirect URI ${redirectUri}`,
+    ...customer.accounts.map((account) => `  ${account.login.padEnd(width)}  ${account.outcome}`),
+    `  ${'other'.padEnd(width)}  an unknown account id has no claims: refused with SSO_INVALID_USERNAME`,
+  ]);
   return [
     '',
-    'Gatehouse single sign-on playground',
+    "Gatehouse single sign-on playground: two customers' OpenID providers side by side",
     '',
     `  Portal (open this)  ${p.portalUrl}`,
-    `  OpenID provider     ${p.providerIssuer}  (oidc-provider, development login page)`,
     `  Gatehouse           ${p.gatehouseUrl}  (the portal proxies ${p.portalUrl}/api/* to it)`,
-    `  Database            PGlite in ${p.dataDir}${p.temporaryDataDir ? ' (deleted on exit)' : ''}`,
+    `  Data                ${p.dataDir}: PGlite database${p.temporaryDataDir ? ' (deleted on exit)' : ", and the key sealing the registry's secrets"}`,
     '',
-    'Click "Sign in" on the portal. The provider\'s development login page accepts ANY password for',
-    'an existing account id: the login name picks the account. Then click "Continue" on its consent',
-    'page (the portal asks for offline_access, so logout has a refresh token to revoke).',
+    "Both providers are registered in Gatehouse's provider registry, as `gatehouse provider add` would",
+    "do; the redirect URI a login names selects the provider, which logs in only its own tenant's users.",
+    'Click "Log in with Acme" or "Log in with Globex" on the portal. The provider\'s development login',
+    'page accepts ANY password for an existing account id: the login name picks the account. Then click',
+    '"Continue" on its consent page (the portal asks for offline_access, so logout has a refresh token',
+    'to revoke).',
+    ...perCustomer,
     '',
-    ...DEMO_USERS.map((user) => `  ${user.username.padEnd(width)}  ${user.outcome}`),
-    `  ${'other'.padEnd(width)}  an unknown account id has no claims: refused with SSO_INVALID_USERNAME`,
+    'The portal then shows the ids and profile Gatehouse answered and your sessions, each naming the',
+    'provider it came through; "Logout" calls POST /api/v1/openid/logout/ (ends the session, revokes',
+    "the tokens at that session's provider).",
     '',
-    'The portal then shows the ids and profile Gatehouse answered; "Logout" calls',
-    'POST /api/v1/openid/logout/ (ends the session, revokes the tokens at the provider).',
-    '',
-    `Redirect URI (registered at the provider, in OIDC_REDIRECT_URIS): ${p.redirectUri}`,
-    'Ports: DEV_SSO_PORTAL_PORT, DEV_SSO_PROVIDER_PORT, DEV_SSO_GATEHOUSE_PORT (0 = random).',
+    'Ports: DEV_SSO_PORTAL_PORT, DEV_SSO_GATEHOUSE_PORT, DEV_SSO_ACME_PORT, DEV_SSO_GLOBEX_PORT (0 = random).',
     'Keep the database between runs: DEV_SSO_DATA_DIR=./data-dev-sso. Ctrl+C stops everything.',
     '',
   ].join('\n');

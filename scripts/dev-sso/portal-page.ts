@@ -1,17 +1,28 @@
 /**
- * The demo portal of `npm run dev:sso`: one HTML page and its script. The page performs step 1
- * of the OpenID Connect code flow in the browser (state, nonce and a PKCE S256 challenge made
- * with WebCrypto, kept in sessionStorage), and step 2 through Gatehouse:
- * `POST /api/v1/openid/login/` on the portal's own origin (the portal proxies /api/* to
- * Gatehouse, so the sessionid cookie is first-party and no CORS is involved).
+ * The demo portal of `npm run dev:sso`: one HTML page and its script. The portal serves two
+ * customers, each with its own OpenID provider: "Log in with Acme" and "Log in with Globex" each
+ * perform step 1 of the OpenID Connect code flow in the browser against that customer's provider
+ * (state, nonce and a PKCE S256 challenge made with WebCrypto, kept in sessionStorage), with that
+ * customer's own redirect URI (`/callback/<customer>`), and step 2 through Gatehouse:
+ * `POST /api/v1/openid/login/` on the portal's own origin with the same redirect URI, which is
+ * what selects the provider (the portal proxies /api/* to Gatehouse, so the sessionid cookie is
+ * first-party and no CORS is involved).
  */
 
-export interface PortalConfig {
+/** One customer's provider, as the portal's buttons need it. */
+export interface PortalCustomer {
+  /** The registered provider's id. */
+  id: string;
+  label: string;
   issuer: string;
   authorizationEndpoint: string;
   clientId: string;
   redirectUri: string;
+}
+
+export interface PortalConfig {
   scope: string;
+  customers: PortalCustomer[];
 }
 
 export const PORTAL_HTML = `<!doctype html>
@@ -36,14 +47,17 @@ export const PORTAL_HTML = `<!doctype html>
   <p id="status">Loading...</p>
   <p id="error" class="error" hidden></p>
   <div id="signed-out" hidden>
-    <button id="signin" type="button">Sign in with the OpenID provider</button>
-    <p class="hint">Demo account: <b>gina</b> (any password). Also try <b>eve</b> (end user, refused) or <b>bob</b> (two groups, refused).</p>
+    <p id="signin-buttons"></p>
+    <p class="hint">Acme's provider: <b>ann</b> (any password) signs in to Acme's tenant; <b>bob</b> is Globex's user, so Acme's provider may not log him in.
+      Globex's provider: <b>bob</b> signs in to Globex's tenant; <b>eve</b> (end user) and <b>carl</b> (two groups) are refused.</p>
   </div>
   <div id="signed-in" hidden>
     <h2>ids</h2>
     <pre id="ids"></pre>
     <h2>profile</h2>
     <pre id="profile"></pre>
+    <h2>your sessions (GET /api/v1/sessions/)</h2>
+    <ul id="sessions"></ul>
     <button id="logout" type="button">Logout</button>
   </div>
   <p><button id="check-session" type="button">GET /api/v1/session/</button> <span id="session-status"></span></p>
@@ -69,12 +83,13 @@ function showError(message) {
   $('error').hidden = false;
 }
 
-function showSignedIn(body, how) {
+async function showSignedIn(body, how) {
   $('status').textContent = how;
   $('ids').textContent = JSON.stringify(body.ids, null, 2);
   $('profile').textContent = JSON.stringify(body.profile, null, 2);
   $('signed-in').hidden = false;
   $('signed-out').hidden = true;
+  await listSessions();
 }
 
 function showSignedOut(message) {
@@ -102,7 +117,26 @@ function problem(result) {
   return code + detail;
 }
 
-async function signIn() {
+// Each SSO session names the provider it came through: that is how you tell Acme's from Globex's.
+async function listSessions() {
+  const list = $('sessions');
+  list.replaceChildren();
+  const result = await api('GET', '/api/v1/sessions/');
+  if (result.status !== 200) {
+    showError('GET /api/v1/sessions/ answered ' + problem(result));
+    return;
+  }
+  for (const session of result.body.sessions) {
+    const item = document.createElement('li');
+    item.dataset.provider = session.provider || '';
+    item.dataset.current = String(session.current);
+    item.textContent = session.method + (session.provider ? ' through provider "' + session.provider + '"' : '') +
+      ', since ' + session.created_at + (session.current ? ' (this browser)' : '');
+    list.append(item);
+  }
+}
+
+async function signIn(customer) {
   if (!crypto.subtle) {
     showError('WebCrypto is only available in a secure context: open the portal as http://localhost.');
     return;
@@ -111,11 +145,12 @@ async function signIn() {
   const nonce = random();
   const verifier = random(32);
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
-  sessionStorage.setItem(KEY, JSON.stringify({ state, nonce, verifier }));
-  const url = new URL(config.authorizationEndpoint);
+  sessionStorage.setItem(KEY, JSON.stringify({ customer: customer.id, state, nonce, verifier }));
+  const url = new URL(customer.authorizationEndpoint);
   const params = {
-    client_id: config.clientId,
-    redirect_uri: config.redirectUri,
+    client_id: customer.clientId,
+    // The customer's own redirect URI: Gatehouse selects the provider by it in step 2.
+    redirect_uri: customer.redirectUri,
     response_type: 'code',
     scope: config.scope,
     state,
@@ -129,7 +164,7 @@ async function signIn() {
   location.assign(url.href);
 }
 
-async function callback() {
+async function callback(customer) {
   const params = new URLSearchParams(location.search);
   // The code must not stay in the address bar or the history.
   history.replaceState(null, '', '/');
@@ -137,15 +172,16 @@ async function callback() {
   sessionStorage.removeItem(KEY);
   if (params.get('error')) {
     showSignedOut('Not signed in.');
-    showError('The provider answered ' + params.get('error') + ': ' + (params.get('error_description') || ''));
+    showError(customer.label + "'s provider answered " + params.get('error') + ': ' + (params.get('error_description') || ''));
     return;
   }
-  if (!saved || !params.get('state') || params.get('state') !== saved.state) {
+  if (!saved || saved.customer !== customer.id || !params.get('state') || params.get('state') !== saved.state) {
     showSignedOut('Not signed in.');
     showError('The state does not match the one this browser sent: not continuing.');
     return;
   }
-  if (params.get('iss') && params.get('iss') !== config.issuer) {
+  // RFC 9207: the answer must come from the provider this browser was sent to (mix-up defence).
+  if (params.get('iss') && params.get('iss') !== customer.issuer) {
     showSignedOut('Not signed in.');
     showError('The response comes from another issuer: not continuing.');
     return;
@@ -154,10 +190,10 @@ async function callback() {
   const result = await api('POST', '/api/v1/openid/login/', {
     nonce: saved.nonce,
     authorization_code: params.get('code'),
-    redirect_uri: config.redirectUri,
+    redirect_uri: customer.redirectUri,
     code_verifier: saved.verifier,
   });
-  if (result.status === 200) showSignedIn(result.body, 'Signed in through single sign-on.');
+  if (result.status === 200) await showSignedIn(result.body, 'Signed in through ' + customer.label + "'s provider.");
   else {
     showSignedOut('Not signed in.');
     showError('POST /api/v1/openid/login/ failed: ' + problem(result));
@@ -166,7 +202,7 @@ async function callback() {
 
 async function logout() {
   const result = await api('POST', '/api/v1/openid/logout/', {});
-  if (result.status === 200) showSignedOut('Signed out (Gatehouse session ended, provider tokens revoked).');
+  if (result.status === 200) showSignedOut("Signed out (Gatehouse session ended, tokens revoked at its provider).");
   else {
     showSignedOut('Signed out locally.');
     showError('POST /api/v1/openid/logout/ answered ' + problem(result));
@@ -179,15 +215,23 @@ async function checkSession() {
   $('session-status').dataset.status = String(result.status);
 }
 
-$('signin').addEventListener('click', () => void signIn().catch((e) => showError(String(e))));
+for (const customer of config.customers) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.id = 'signin-' + customer.id;
+  button.textContent = 'Log in with ' + customer.label;
+  button.addEventListener('click', () => void signIn(customer).catch((e) => showError(String(e))));
+  $('signin-buttons').append(button);
+}
 $('logout').addEventListener('click', () => void logout().catch((e) => showError(String(e))));
 $('check-session').addEventListener('click', () => void checkSession().catch((e) => showError(String(e))));
 
-if (location.pathname === '/callback') {
-  await callback();
+const returning = config.customers.find((customer) => location.pathname === '/callback/' + customer.id);
+if (returning) {
+  await callback(returning);
 } else {
   const current = await api('GET', '/api/v1/session/');
-  if (current.status === 200) showSignedIn(current.body, 'Signed in (existing session).');
+  if (current.status === 200) await showSignedIn(current.body, 'Signed in (existing session).');
   else showSignedOut('Not signed in.');
 }
 document.body.dataset.ready = 'true';

@@ -395,6 +395,10 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
     }, stallMs);
     stallTimers.add(timer);
   });
+  // Longer than any client's idle keep-alive (undici: 4 s), so the client always drops an idle
+  // connection first: with Node's 5 s default, a test pausing about that long (a slow beforeAll on
+  // a loaded machine) could reuse a connection at the moment the server closed it (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
