@@ -8,10 +8,15 @@
  * Each argument is `label:` followed by space-separated node flags (`--...`) and NAME=VALUE
  * environment settings. AB_PHASE=session (default) or login; AB_ROUNDS (5), AB_SECONDS (3).
  * Needs `npm run build` first (the variants run as `npm start` does, plus their own flags).
+ *
+ * Two versions of the code: build each in a checkout of its own (`git worktree add`, node_modules
+ * linked) and give a variant its checkout as `AB_ROOT=/path` (not passed to the service); a variant
+ * without one runs this checkout. The users are imported with the first variant's checkout.
+ * Example: npx tsx scripts/bench/ab.ts 'new:AB_ROOT=/work/wt/ab-new' 'old:AB_ROOT=/work/wt/ab-old'
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createThrowawayDatabase } from './databases.js';
 import { runLoad } from './load.js';
@@ -24,6 +29,8 @@ import { round } from './stats.js';
 
 interface Variant {
   label: string;
+  /** The checkout whose build this variant runs. */
+  root: string;
   nodeArgs: string[];
   env: Record<string, string>;
 }
@@ -31,7 +38,7 @@ interface Variant {
 function parseVariant(raw: string): Variant {
   const colon = raw.indexOf(':');
   if (colon <= 0) throw new Error(`expected label:settings, got "${raw}"`);
-  const variant: Variant = { label: raw.slice(0, colon), nodeArgs: [], env: {} };
+  const variant: Variant = { label: raw.slice(0, colon), root: process.cwd(), nodeArgs: [], env: {} };
   for (const token of raw
     .slice(colon + 1)
     .split(/\s+/)
@@ -40,7 +47,8 @@ function parseVariant(raw: string): Variant {
     else {
       const eq = token.indexOf('=');
       if (eq <= 0) throw new Error(`expected --flag or NAME=VALUE, got "${token}"`);
-      variant.env[token.slice(0, eq)] = token.slice(eq + 1);
+      if (token.slice(0, eq) === 'AB_ROOT') variant.root = token.slice(eq + 1);
+      else variant.env[token.slice(0, eq)] = token.slice(eq + 1);
     }
   }
   return variant;
@@ -55,18 +63,22 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.AB_ROUNDS ?? 5);
   const seconds = Number(process.env.AB_SECONDS ?? 3);
   const options = benchOptionsFromEnv();
-  const root = process.cwd();
   const tmp = await mkdtemp(join(tmpdir(), 'gatehouse-ab-'));
   const database = await createThrowawayDatabase(options.adminDatabaseUrl);
   const services: RunningService[] = [];
   try {
     const storeEnv = { DATABASE_URL: database.url };
-    await seed({ root, dir: tmp, env: storeEnv, plan: { passwordUsers: 200, ssoUsers: 0, ssoLevel: 8 } });
+    await seed({
+      root: variants[0]!.root,
+      dir: tmp,
+      env: storeEnv,
+      plan: { passwordUsers: 200, ssoUsers: 0, ssoLevel: 8 },
+    });
     const key = randomBytes(32).toString('base64');
     for (const variant of variants) {
       services.push(
         await startService({
-          root,
+          root: variant.root,
           env: { ...storeEnv, LOGIN_MAX_FAILURES: '1000', TOKEN_ENCRYPTION_KEY: key, ...variant.env },
           nodeArgs: variant.nodeArgs,
         }),
@@ -77,7 +89,14 @@ async function main(): Promise<void> {
         ? Array.from({ length: 200 }, (_, index) => loginRequest(passwordUser(index), BENCH_PASSWORD))
         : sessionRequests(await createSessions(services[0]!.url, 200, 200));
     const connections = phase === 'login' ? options.loginConnections : options.sessionConnections;
-    const results = variants.map(() => ({ rps: [] as number[], p99: [] as number[], rss: [] as number[] }));
+    const results = variants.map(() => ({
+      rps: [] as number[],
+      p99: [] as number[],
+      rss: [] as number[],
+      cpuUs: [] as number[],
+    }));
+    // The machine's load around the rounds: a shared machine's other work is part of the figures.
+    const loadBefore = loadavg().map((value) => round(value, 2));
     for (const service of services) {
       await runLoad({ baseUrl: service.url, connections, durationS: 2, requests });
     }
@@ -98,8 +117,12 @@ async function main(): Promise<void> {
         results[index]!.rps.push(load.req_per_s);
         results[index]!.p99.push(load.latency_ms.p99);
         results[index]!.rss.push(use.rss_peak_mb ?? 0);
+        // The service's own CPU time per request: what a request costs, whoever else holds the
+        // CPU meanwhile (throughput on a loaded machine also measures the other tenants).
+        const cpuUs = round(((use.cpu_pct ?? 0) / 100 / load.req_per_s) * 1e6, 1);
+        results[index]!.cpuUs.push(cpuUs);
         process.stderr.write(
-          `round ${roundIndex + 1} ${variants[index]!.label}: ${load.req_per_s} req/s, p99 ${load.latency_ms.p99} ms, rss ${use.rss_peak_mb} MB, non-2xx ${load.non_2xx}\n`,
+          `round ${roundIndex + 1} ${variants[index]!.label}: ${load.req_per_s} req/s, p99 ${load.latency_ms.p99} ms, cpu ${cpuUs} us/req, rss ${use.rss_peak_mb} MB, non-2xx ${load.non_2xx}\n`,
         );
       }
     }
@@ -109,9 +132,13 @@ async function main(): Promise<void> {
       req_per_s_median: median(results[index]!.rps),
       vs_first: round(median(results[index]!.rps) / base, 3),
       p99_ms_median: median(results[index]!.p99),
+      cpu_us_per_req_median: median(results[index]!.cpuUs),
+      req_per_s_rounds: results[index]!.rps,
+      p99_ms_rounds: results[index]!.p99,
       rss_peak_mb_max: Math.max(...results[index]!.rss),
     }));
-    process.stdout.write(`${JSON.stringify({ phase, rounds, seconds, summary }, null, 2)}\n`);
+    const load_average = { before: loadBefore, after: loadavg().map((value) => round(value, 2)) };
+    process.stdout.write(`${JSON.stringify({ phase, rounds, seconds, load_average, summary }, null, 2)}\n`);
   } finally {
     for (const service of services) await service.stop();
     await database.drop();

@@ -4,15 +4,12 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../adapters/logging/logger.js';
 import { probeProvider } from '../adapters/openid/provider-probe.js';
 import { DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
-import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import type { AdminDirectory } from '../application/admin/admin-directory.js';
 import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
-import { buildContainer } from '../composition/container.js';
-import { openServiceStore } from '../composition/open-service-store.js';
-import { tokenSealerFor } from '../composition/token-sealer-for.js';
+import { openServiceContainer } from '../composition/service-container.js';
 import { TOKENS } from '../composition/tokens.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
@@ -541,16 +538,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
 
-    const { store, database, applied } = await openServiceStore(config);
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
-    const container = buildContainer({
+    const { container, database, applied } = await openServiceContainer({
       config,
       logger: createLogger(config.logLevel, lineWriter(io.stderr)),
-      store,
-      // Without TOKEN_ENCRYPTION_KEY nothing can be sealed (adding is refused, naming it) and nothing opens.
-      providerRegistry: new SqlProviderRegistry(database.client, tokenSealerFor(config)),
     });
+    const store = container.get(TOKENS.Store);
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);

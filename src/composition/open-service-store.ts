@@ -1,25 +1,14 @@
 import type { Logger } from '../adapters/logging/logger.js';
-import { type SessionSide, SplitStore } from '../adapters/sql/split-store.js';
+import { SplitStore } from '../adapters/sql/split-store.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../adapters/sql/sql-user-lookup.js';
 import type { Config } from '../config/config.js';
+import type { SessionSide } from '../domain/session-side.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Store } from '../domain/store.port.js';
-import { memorySessionSide, openRedisSessionSide } from './open-session-side.js';
+import { openSessionSide } from './open-session-side.js';
 import { openStore } from './open-store.js';
-
-/** Where SESSION_STORE puts sessions and throttling: null for the database itself. */
-async function openSessionSide(config: Config, clock: Clock, logger?: Logger): Promise<SessionSide | null> {
-  switch (config.sessionStore.kind) {
-    case 'sql':
-      return null;
-    case 'memory':
-      return memorySessionSide(clock);
-    case 'redis':
-      return openRedisSessionSide(config, logger);
-  }
-}
 
 /**
  * The store the service uses, opened the same way for the service and the `gatehouse` command

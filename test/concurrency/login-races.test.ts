@@ -51,8 +51,7 @@ for (const store of ONE_PROCESS_STORES) {
     });
     afterAll(() => server?.close());
 
-    const sql = <Row>(text: string, params: unknown[] = []) =>
-      server.gatehouse.database.client.query<Row>(text, params);
+    const sql = <Row>(text: string, params: unknown[] = []) => server.sql.query<Row>(text, params);
 
     async function freshUser(password = PASSWORD): Promise<{ username: string; userId: string }> {
       seq += 1;

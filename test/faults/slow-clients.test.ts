@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
+import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
 import { openTestPglite } from '../support/databases.js';
 import { report, sleep } from './support/timing.js';
 
@@ -66,10 +66,9 @@ for (const transport of ['koa', 'fastify'] as const) {
         HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
         HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
       });
-      gatehouse = await createGatehouse({
+      gatehouse = await createGatehouseOver(await openTestPglite(), {
         config,
         logger: createLogger('silent'),
-        sqlClient: await openTestPglite(),
       });
       // As main.ts does.
       running = await listen(gatehouse.app, 0, '127.0.0.1', config.http);

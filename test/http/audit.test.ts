@@ -132,14 +132,14 @@ for (const store of SERVICE_STORES) {
       ]);
 
       // The unknown username is not recorded: it may be a password.
-      const { rows } = await server.gatehouse.database.client.query<{ user_id: null; username: null }>(
+      const { rows } = await server.sql.query<{ user_id: null; username: null }>(
         `SELECT user_id, username FROM audit_events WHERE reason = 'unknown_user'`,
       );
       expect(rows).toEqual([{ user_id: null, username: null }]);
     });
 
     it('no secret reaches any column: passwords, cookie values, their hashes', async () => {
-      const { rows } = await server.gatehouse.database.client.query<{ row: string }>(
+      const { rows } = await server.sql.query<{ row: string }>(
         'SELECT row_to_json(a)::text AS row FROM audit_events a',
       );
       expect(rows.length).toBeGreaterThan(15);
@@ -159,7 +159,7 @@ for (const store of SERVICE_STORES) {
     });
 
     it('an event that cannot be written undoes the change it records (one transaction)', async () => {
-      const { client } = server.gatehouse.database;
+      const client = server.sql;
       const sessionsBefore = await storedSessionCount(server);
       await client.exec(
         `ALTER TABLE audit_events ADD CONSTRAINT test_refuses_logins CHECK (event NOT IN ('login', 'logout')) NOT VALID`,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { createGatehouse } from '../../src/gatehouse.js';
+import { createGatehouseOver } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { ephemeralRedisArgs, freePort } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient } from '../support/test-server.js';
@@ -144,7 +144,7 @@ describe('SESSION_STORE=redis on a TLS Redis Cluster with a password [redis-clus
       ...clusterEnv('wrong-password'),
       REDIS_COMMAND_TIMEOUT_MS: '400',
     });
-    await expect(createGatehouse({ config, sqlClient: await openTestStore('pglite') })).rejects.toThrow(
+    await expect(createGatehouseOver(await openTestStore('pglite'), { config })).rejects.toThrow(
       /^REDIS_CLUSTER_NODES: /,
     );
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { createGatehouse } from '../../src/gatehouse.js';
+import { createGatehouseOver } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
@@ -71,7 +71,7 @@ describe('SESSION_STORE=redis at start-up [redis]', () => {
       REDIS_COMMAND_TIMEOUT_MS: '200',
     });
     const sqlClient = await openTestStore('pglite');
-    await expect(createGatehouse({ config, sqlClient })).rejects.toThrow(
+    await expect(createGatehouseOver(sqlClient, { config })).rejects.toThrow(
       /^REDIS_URL: Redis did not answer within 1 s/,
     );
   });
@@ -98,7 +98,7 @@ describe('SESSION_STORE=redis at start-up [redis]', () => {
         REDIS_URL: `redis://:wrong@127.0.0.1:${redis.port}`,
       });
       const sqlClient = await openTestStore('pglite');
-      await expect(createGatehouse({ config, sqlClient })).rejects.toThrow(/^REDIS_URL: .*WRONGPASS/);
+      await expect(createGatehouseOver(sqlClient, { config })).rejects.toThrow(/^REDIS_URL: .*WRONGPASS/);
     } finally {
       await redis.close();
     }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { createGatehouse } from '../../src/gatehouse.js';
+import { createGatehouseOver } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient } from '../support/test-server.js';
@@ -65,7 +65,7 @@ describe('SESSION_STORE=redis over TLS [redis]', () => {
       REDIS_URL: `rediss://127.0.0.1:${tlsPort}`,
       REDIS_COMMAND_TIMEOUT_MS: '400',
     });
-    await expect(createGatehouse({ config, sqlClient: await openTestStore('pglite') })).rejects.toThrow(
+    await expect(createGatehouseOver(await openTestStore('pglite'), { config })).rejects.toThrow(
       /^REDIS_URL: .*(certificate|self.signed|issuer)/i,
     );
   });

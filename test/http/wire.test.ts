@@ -320,7 +320,7 @@ for (const store of SERVICE_STORES) {
       const client = new TestClient(server.url);
       expect((await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD })).status).toBe(200);
       token = client.session!;
-      await server.gatehouse.database.client.close();
+      await server.sql.close();
     });
     afterAll(() => server?.close());
 

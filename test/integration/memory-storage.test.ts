@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe } from 'vitest';
+import { memorySessionSide } from '../../src/adapters/memory/memory-session-side.js';
 import { MemorySessionStore } from '../../src/adapters/memory/memory-session-store.js';
 import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
 import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
-import { memorySessionSide } from '../../src/composition/open-session-side.js';
 import { systemClock } from '../../src/domain/shared/clock.port.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { createGatehouse } from '../../src/gatehouse.js';
+import { createGatehouseOver } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startTestServer, TEST_ENV, type TestServer } from '../support/test-server.js';
@@ -24,7 +24,7 @@ describe('SESSION_STORE=redis and maxmemory-policy [redis]', () => {
 
   async function startOn(redisUrl: string) {
     const config = loadConfig({ ...TEST_ENV, SESSION_STORE: 'redis', REDIS_URL: redisUrl });
-    return createGatehouse({ config, sqlClient: await openTestStore('pglite') });
+    return createGatehouseOver(await openTestStore('pglite'), { config });
   }
 
   for (const policy of ['allkeys-lru', 'volatile-lru']) {

@@ -272,7 +272,7 @@ export interface RowSnapshot {
 
 /** Every row of users and sessions, as JSON text, in a stable order. */
 export async function snapshotRows(server: TestServer): Promise<RowSnapshot> {
-  const { client } = server.gatehouse.database;
+  const client = server.sql;
   const users = await client.query<{ row: string }>(
     'SELECT row_to_json(u)::text AS row FROM users u ORDER BY user_id',
   );
@@ -292,7 +292,7 @@ export async function rowsChanged(server: TestServer, before: RowSnapshot): Prom
 
 /** Every column of every table of the current schema, each value cast to text, joined. */
 export async function dumpDatabaseText(server: TestServer): Promise<string> {
-  const { client } = server.gatehouse.database;
+  const client = server.sql;
   const { rows: columns } = await client.query<{ table_name: string; column_name: string }>(
     `SELECT table_name, column_name FROM information_schema.columns
       WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,

@@ -112,7 +112,7 @@ for (const store of SERVICE_STORES) {
       );
 
       // The refused stranger: no local account matched, so neither user nor username.
-      const { rows } = await server.gatehouse.database.client.query(
+      const { rows } = await server.sql.query(
         `SELECT user_id, username, method, reason FROM audit_events WHERE user_id IS NULL`,
       );
       expect(rows).toEqual([{ user_id: null, username: null, method: 'sso', reason: 'unknown_user' }]);
@@ -168,7 +168,7 @@ for (const store of SERVICE_STORES) {
 
     it('keeps every provider token and cookie out of the table', async () => {
       const { client } = await login('gina');
-      const { rows } = await server.gatehouse.database.client.query<{ row: string }>(
+      const { rows } = await server.sql.query<{ row: string }>(
         'SELECT row_to_json(a)::text AS row FROM audit_events a',
       );
       const table = rows.map((r) => r.row).join('\n');

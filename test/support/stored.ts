@@ -38,7 +38,7 @@ async function withRedis<T>(
  */
 export async function storedSessionsAsText(server: TestServer): Promise<Array<{ id: string; text: string }>> {
   if (server.config.sessionStore.kind === 'sql') {
-    const { rows } = await server.gatehouse.database.client.query<{ token_hash: string; row: string }>(
+    const { rows } = await server.sql.query<{ token_hash: string; row: string }>(
       'SELECT token_hash, row_to_json(s)::text AS row FROM sessions s',
     );
     return rows.map((row) => ({ id: row.token_hash, text: row.row }));
@@ -70,7 +70,7 @@ export async function storedSessionCount(server: TestServer): Promise<number> {
 /** The attempts a throttle key has spent in its window (0 when it has none). */
 export async function throttleAttempts(server: TestServer, key: string): Promise<number> {
   if (server.config.sessionStore.kind === 'sql') {
-    const { rows } = await server.gatehouse.database.client.query<{ failures: number }>(
+    const { rows } = await server.sql.query<{ failures: number }>(
       'SELECT failures FROM login_throttle WHERE key = $1',
       [key],
     );
@@ -89,7 +89,7 @@ export async function throttleKeys(
   start: string,
 ): Promise<Array<{ key: string; failures: number }>> {
   if (server.config.sessionStore.kind === 'sql') {
-    const { rows } = await server.gatehouse.database.client.query<{ key: string; failures: number }>(
+    const { rows } = await server.sql.query<{ key: string; failures: number }>(
       'SELECT key, failures FROM login_throttle WHERE starts_with(key, $1)',
       [start],
     );

@@ -11,7 +11,7 @@ import {
   type UserAttributes,
   type UserLevel,
 } from '../../src/domain/user/user.js';
-import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
+import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
 import {
   openTestStore,
   type ServiceStoreKind,
@@ -32,6 +32,8 @@ export const TEST_ENV: Record<string, string> = {
 export interface TestServer {
   url: string;
   gatehouse: Gatehouse;
+  /** The database client the service runs on, for tests that read or break the database itself. */
+  sql: SqlClient;
   config: Config;
   clock: TestClock;
   hasher: PasswordHasher;
@@ -109,12 +111,11 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const hasher = options.passwordHasher ?? new Argon2PasswordHasher(config.password.argon2);
   const database: StoreKind = options.store === 'postgres' ? 'postgres' : 'pglite';
   const sqlClient = options.sqlClient ?? (await openTestStore(database));
-  const gatehouse = await createGatehouse({
+  const gatehouse = await createGatehouseOver(sqlClient, {
     config,
     logger: createLogger(config.logLevel, sink),
     clock,
     passwordHasher: hasher,
-    sqlClient,
     ...(options.oidcFetch ? { oidcFetch: options.oidcFetch } : {}),
   });
   await options.prepare?.(gatehouse);
@@ -122,6 +123,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   return {
     url: running.url,
     gatehouse,
+    sql: sqlClient,
     config,
     clock,
     hasher,

@@ -1,15 +1,8 @@
 import type { ThrottleStore } from '../../domain/login/throttle-store.port.js';
 import type { SessionWithUser, StoredSession } from '../../domain/session/session.js';
 import type { SessionStore } from '../../domain/session/session-store.port.js';
+import type { SessionSide } from '../../domain/session-side.port.js';
 import type { Repositories, Store } from '../../domain/store.port.js';
-
-/** The session side of a split store: where sessions and login throttling live (Redis). */
-export interface SessionSide {
-  sessions: SessionStore;
-  throttle: ThrottleStore;
-  isReady(): Promise<boolean>;
-  close(): Promise<void>;
-}
 
 /**
  * The Store when sessions and throttling live apart from users, directory and audit
