@@ -540,7 +540,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
-    const { container, database, applied } = await openServiceContainer({
+    const { container, applied } = await openServiceContainer({
       config,
       logger: createLogger(config.logLevel, lineWriter(io.stderr)),
     });

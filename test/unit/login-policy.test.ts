@@ -150,9 +150,9 @@ describe('LoginPolicy.forSsoLogin', () => {
     );
     // The environment's provider (no tenant list) and a login without a list: any tenant.
     expect(policy.evaluate(attempt({ tenantId: 't3' }, null)).allowed).toBe(true);
-    expect(policy.evaluate({ method: 'sso', user: user({ tenantId: 't3' }), ssoUserLevels: [8] }).allowed).toBe(
-      true,
-    );
+    expect(
+      policy.evaluate({ method: 'sso', user: user({ tenantId: 't3' }), ssoUserLevels: [8] }).allowed,
+    ).toBe(true);
   });
 
   it('allows no level when no list is given', () => {
