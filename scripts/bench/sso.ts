@@ -18,6 +18,7 @@ import {
   type TestProvider,
 } from '../../test/support/oidc/test-provider.js';
 import { JSON_HEADERS, keepAliveAgent, pooled, request } from './load.js';
+import { MAX_REGISTRY_CHANGES } from './options.js';
 import { BENCH_GROUP, ssoUser } from './seed.js';
 import { type LatencySummary, round, Samples } from './stats.js';
 
@@ -58,6 +59,9 @@ async function timeProviderRequests(sink: BenchProvider['timings']): Promise<voi
   prototype.__benchTimed = true;
 }
 
+/** The redirect URI of the provider added by the `index`th registry change (scripts/bench/propagation.ts). */
+export const changeRedirectUri = (index: number) => `${DEFAULT_REDIRECT_URI}?change=${index}`;
+
 export async function startBenchProvider(ssoUsers: number): Promise<BenchProvider> {
   const accounts: Record<string, Record<string, unknown>> = {};
   for (let i = 0; i < ssoUsers; i++) {
@@ -65,7 +69,13 @@ export async function startBenchProvider(ssoUsers: number): Promise<BenchProvide
   }
   const timings: BenchProvider['timings'] = [];
   await timeProviderRequests(timings);
-  const provider = await startTestProvider({ accounts, redirectUris: [DEFAULT_REDIRECT_URI] });
+  const provider = await startTestProvider({
+    accounts,
+    redirectUris: [
+      DEFAULT_REDIRECT_URI,
+      ...Array.from({ length: MAX_REGISTRY_CHANGES }, (_, index) => changeRedirectUri(index)),
+    ],
+  });
   const client = provider.clients.gatehouse;
   return {
     provider,
