@@ -4,6 +4,9 @@ import { adminDatabaseUrl } from './databases.js';
 /** At most this many registry changes are timed in a run: each uses a redirect URI of its own. */
 export const MAX_REGISTRY_CHANGES = 20;
 
+/** At most this many instances are watched for a registry change (one per poll interval). */
+export const MAX_PROPAGATION_INSTANCES = 4;
+
 /** Where the benchmarked service runs: a store, or (`fastify`) PostgreSQL with HTTP_TRANSPORT=fastify. */
 export type BenchStore = 'postgres' | 'fastify' | 'pglite' | 'redis' | 'redis-cluster';
 
@@ -104,6 +107,9 @@ export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Bench
     }
     return value;
   });
+  if (registryPollMs.length > MAX_PROPAGATION_INSTANCES) {
+    throw new Error(`BENCH_REGISTRY_POLL_MS: at most ${MAX_PROPAGATION_INSTANCES} intervals`);
+  }
   return {
     seconds: positiveInt(env, 'BENCH_SECONDS', 10),
     stores: stores as BenchStore[],

@@ -15,9 +15,7 @@ import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JSON_HEADERS, keepAliveAgent, request, sessionCookieFrom } from './load.js';
 import { type BenchRegistry, BY_BENCH, realProviderSettings } from './registry.js';
-import { ssoUser } from './seed.js';
-import type { BenchProvider } from './sso.js';
-import { changeRedirectUri } from './sso.js';
+import { type BenchProvider, changeRedirectUri, changeUser } from './sso.js';
 import { type LatencySummary, round, Samples } from './stats.js';
 
 export interface PropagationTarget {
@@ -93,9 +91,15 @@ function probeSession(agent: http.Agent, url: string, cookie: string): Promise<n
   }).then((answer) => answer.status);
 }
 
-async function ssoSession(agent: http.Agent, bench: BenchProvider, url: string, redirectUri: string) {
+async function ssoSession(
+  agent: http.Agent,
+  bench: BenchProvider,
+  url: string,
+  redirectUri: string,
+  accountId: string,
+) {
   const nonce = randomBytes(16).toString('base64url');
-  const { code } = await bench.provider.issueCode({ accountId: ssoUser(0), nonce, redirectUri });
+  const { code } = await bench.provider.issueCode({ accountId, nonce, redirectUri });
   const answer = await request(agent, url, {
     method: 'POST',
     path: '/api/v1/openid/login/',
@@ -113,6 +117,8 @@ export async function propagationPhase(options: {
   writer: BenchRegistry;
   instances: PropagationTarget[];
   changes: number;
+  /** SSO users of the login phases: the changes log in the users after them. */
+  ssoUsers: number;
   log: (message: string) => void;
 }): Promise<PropagationReport> {
   const { bench, writer, instances } = options;
@@ -161,7 +167,15 @@ export async function propagationPhase(options: {
         'add_ms',
       );
       const cookies = await Promise.all(
-        instances.map((instance, index) => ssoSession(agents[index]!, bench, instance.url, redirectUri)),
+        instances.map((instance, index) =>
+          ssoSession(
+            agents[index]!,
+            bench,
+            instance.url,
+            redirectUri,
+            changeUser(options.ssoUsers, change, index),
+          ),
+        ),
       );
       await sleep(Math.random() * 300);
       writeStarted = performance.now();

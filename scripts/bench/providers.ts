@@ -19,7 +19,7 @@ import { type PropagationReport, propagationPhase } from './propagation.js';
 import { type BenchRegistry, openBenchRegistry, registerCustomers } from './registry.js';
 import { seed } from './seed.js';
 import { type RunningService, startService } from './service.js';
-import { type BenchProvider, type SsoPhaseResult, ssoPhase } from './sso.js';
+import { type BenchProvider, CHANGE_USERS, type SsoPhaseResult, ssoPhase } from './sso.js';
 import { ratio, round } from './stats.js';
 
 type Variant = 'one' | 'many';
@@ -150,7 +150,7 @@ export async function providerScale(options: {
         root,
         dir: tmp,
         env: { DATABASE_URL: database.url },
-        plan: { passwordUsers: 1, ssoUsers, ssoLevel: 8 },
+        plan: { passwordUsers: 1, ssoUsers: ssoUsers + CHANGE_USERS, ssoLevel: 8 },
       });
       const registry = openBenchRegistry(database.url, key);
       registries.push(registry);
@@ -261,6 +261,7 @@ export async function providerScale(options: {
       writer: variants.many.registry,
       instances,
       changes: registryChanges,
+      ssoUsers,
       log,
     });
 
