@@ -1,8 +1,9 @@
 /**
  * What a registered provider costs one instance, measured in this process with the service's own
  * parts: the directory built from the registry (every provider's OpenID client and interpreter,
- * as an instance builds them at start-up), the heap it keeps after a full garbage collection, and
- * how long a reload takes when the registry did not change and when one provider did.
+ * as an instance builds them at start-up), the heap it keeps after a full garbage collection, how
+ * long a reload takes when the registry did not change and when one provider did, and the lookup
+ * a login makes with one provider and with all of them.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -26,6 +27,8 @@ export interface DirectoryCost {
   refresh_after_change_ms: number | null;
   /** After it was enabled again: the list read again and that one provider rebuilt. */
   refresh_after_rebuild_ms: number | null;
+  /** Mean time of the login's provider lookup by redirect URI, 1 provider against all (median of 6 x 1e6). */
+  select_ns: { one: number; many: number };
 }
 
 function fullGc(): () => void {
@@ -39,7 +42,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return round(performance.now() - started);
 }
 
-/** Loads a directory, measures its reloads, and returns it with the timings (its caller drops it). */
+/** Loads a directory and measures its reloads. */
 async function loadAndReload(target: BenchRegistry, build: ReturnType<typeof registeredProviderParts>) {
   const directory = new ProviderDirectory<SsoProviderParts>(target.registry, null, build);
   const loadMs = await timed(() => directory.refresh());
@@ -57,7 +60,22 @@ async function loadAndReload(target: BenchRegistry, build: ReturnType<typeof reg
   return { directory, providers, loadMs, unchangedMs, changeMs, rebuildMs };
 }
 
-export async function directoryCost(target: BenchRegistry, key: string): Promise<DirectoryCost> {
+/** Mean time of one `select` (the lookup every login makes), ns, over `count` calls. */
+function selectNs(directory: ProviderDirectory<SsoProviderParts>, uri: string, count: number): number {
+  let found = 0;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) if (directory.select(uri)) found++;
+  const ns = Number(process.hrtime.bigint() - started) / count;
+  if (found !== count) throw new Error(`select(${uri}) found no provider`);
+  return round(ns, 1);
+}
+
+export async function directoryCost(
+  one: BenchRegistry,
+  many: BenchRegistry,
+  key: string,
+  measuredUri: string,
+): Promise<DirectoryCost> {
   const gc = fullGc();
   const config = loadConfig({
     DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
@@ -66,25 +84,30 @@ export async function directoryCost(target: BenchRegistry, key: string): Promise
   });
   const build = registeredProviderParts(config);
   // Warm: the interpreter module and the client code are loaded once per process, not per provider.
-  await new ProviderDirectory<SsoProviderParts>(target.registry, null, build).refresh();
-  let measured: Awaited<ReturnType<typeof loadAndReload>> | null = await loadAndReload(target, build);
-  const { providers, loadMs, unchangedMs, changeMs, rebuildMs } = measured;
+  const single = new ProviderDirectory<SsoProviderParts>(one.registry, null, build);
+  await single.refresh();
   gc();
   gc();
-  const withDirectory = process.memoryUsage().heapUsed;
-  // What the directory keeps: the heap with it less the heap once it is dropped, the rest of the
-  // process being the same on both sides.
-  measured = null;
+  const before = process.memoryUsage().heapUsed;
+  const measured = await loadAndReload(many, build);
   gc();
   gc();
-  const kept = withDirectory - process.memoryUsage().heapUsed;
+  const kept = process.memoryUsage().heapUsed - before;
+  // The one lookup a login makes that depends on how many providers there are, interleaved.
+  const lookups = { one: [] as number[], many: [] as number[] };
+  for (let round = 0; round < 6; round++) {
+    lookups.one.push(selectNs(single, measuredUri, 1_000_000));
+    lookups.many.push(selectNs(measured.directory, measuredUri, 1_000_000));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
-    providers,
-    load_ms: loadMs,
-    heap_per_provider_kib: round(kept / 1024 / Math.max(1, providers), 2),
+    providers: measured.providers,
+    load_ms: measured.loadMs,
+    heap_per_provider_kib: round(kept / 1024 / Math.max(1, measured.providers), 2),
     heap_total_mb: round(kept / 1048576, 1),
-    refresh_unchanged_ms: unchangedMs,
-    refresh_after_change_ms: changeMs,
-    refresh_after_rebuild_ms: rebuildMs,
+    refresh_unchanged_ms: measured.unchangedMs,
+    refresh_after_change_ms: measured.changeMs,
+    refresh_after_rebuild_ms: measured.rebuildMs,
+    select_ns: { one: median(lookups.one), many: median(lookups.many) },
   };
 }

@@ -52,7 +52,7 @@ export interface BenchOptions {
   providerScale: boolean;
   /** Providers registered in the larger registry (BENCH_PROVIDERS, default 1,000). */
   providers: number;
-  /** Interleaved rounds of SSO logins, each variant each round (BENCH_PROVIDER_ROUNDS, default 4). */
+  /** Interleaved rounds of SSO logins, each variant each round (BENCH_PROVIDER_ROUNDS, default 6). */
   providerRounds: number;
   /**
    * SSO_REGISTRY_POLL_MS of the instances a registry change is timed to (BENCH_REGISTRY_POLL_MS,
@@ -129,7 +129,7 @@ export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Bench
     serviceEnv: parseAssignments(env.BENCH_SERVICE_ENV),
     providerScale: targets.includes(PROVIDERS_TARGET),
     providers: Math.round(positiveInt(env, 'BENCH_PROVIDERS', 1000)),
-    providerRounds: Math.round(positiveInt(env, 'BENCH_PROVIDER_ROUNDS', 4)),
+    providerRounds: Math.round(positiveInt(env, 'BENCH_PROVIDER_ROUNDS', 6)),
     registryPollMs,
     registryChanges,
   };

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_REDIRECT_URI } from '../../test/support/oidc/test-provider.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from './databases.js';
 import { type DirectoryCost, directoryCost } from './directory-cost.js';
 import { keepAliveAgent, request } from './load.js';
@@ -41,6 +42,11 @@ export interface ProviderRound {
   concurrent_logins_per_s: number;
   concurrent_p99_ms: number;
   failures: number;
+  /**
+   * The service's CPU time over the round divided by its logins: less moved by other work on the
+   * machine than latency is (a login waiting for a core costs no CPU while it waits).
+   */
+  cpu_ms_per_login: number | null;
   server: ResourceUse;
 }
 
@@ -52,6 +58,7 @@ export interface VariantSummary {
   sequential_p99_ms: number;
   overhead_p50_ms: number;
   concurrent_logins_per_s: number;
+  cpu_ms_per_login: number | null;
   failures: number;
   memory_idle: ProcessMemory;
   memory_after_rounds: ProcessMemory;
@@ -94,7 +101,11 @@ function roundOf(
   index: number,
   variant: Variant,
   sso: SsoPhaseResult & { server: ResourceUse },
+  wallMs: number,
 ): ProviderRound {
+  // Every login of the round: the two of the warm-up, the sequential ones, the concurrent ones.
+  const logins =
+    2 + sso.sequential.logins + sso.sequential.failures + sso.concurrent.logins + sso.concurrent.failures;
   return {
     round: index + 1,
     variant,
@@ -105,6 +116,8 @@ function roundOf(
     concurrent_logins_per_s: sso.concurrent.req_per_s,
     concurrent_p99_ms: sso.concurrent.latency_ms.p99,
     failures: sso.sequential.failures + sso.concurrent.failures,
+    cpu_ms_per_login:
+      sso.server.cpu_pct === null ? null : round((sso.server.cpu_pct / 100) * (wallMs / logins), 2),
     server: sso.server,
   };
 }
@@ -187,6 +200,7 @@ export async function providerScale(options: {
         const sampler = new ResourceSampler(service.pid);
         sampler.start();
         let sso: SsoPhaseResult;
+        const started = performance.now();
         try {
           sso = await ssoPhase({
             bench,
@@ -199,12 +213,18 @@ export async function providerScale(options: {
           sampler.stop();
           throw error;
         }
-        const result = roundOf(index, variant, { ...sso, server: sampler.stop() });
+        const result = roundOf(
+          index,
+          variant,
+          { ...sso, server: sampler.stop() },
+          performance.now() - started,
+        );
         failureSamples.push(...sso.failure_samples.slice(0, 5 - failureSamples.length));
         rounds.push(result);
         log(
           `[providers] round ${index + 1} ${variant === 'one' ? 1 : providers} provider(s): p50 ${result.sequential_p50_ms} ms ` +
-            `(overhead ${result.overhead_p50_ms} ms), ${result.concurrent_logins_per_s} logins/s, failures ${result.failures}`,
+            `(overhead ${result.overhead_p50_ms} ms), ${result.concurrent_logins_per_s} logins/s, ` +
+            `${result.cpu_ms_per_login} ms CPU a login, failures ${result.failures}`,
         );
       }
     }
@@ -223,6 +243,7 @@ export async function providerScale(options: {
         sequential_p99_ms: median(mine.map((entry) => entry.sequential_p99_ms)),
         overhead_p50_ms: median(mine.map((entry) => entry.overhead_p50_ms)),
         concurrent_logins_per_s: median(mine.map((entry) => entry.concurrent_logins_per_s)),
+        cpu_ms_per_login: median(mine.map((entry) => entry.cpu_ms_per_login ?? 0)) || null,
         failures: mine.reduce((sum, entry) => sum + entry.failures, 0),
         memory_idle: idle[variant],
         memory_after_rounds: after[variant],
@@ -237,10 +258,16 @@ export async function providerScale(options: {
     await variants.one.service!.stop();
 
     log(`[providers] the directory of ${providers} providers built in this process`);
-    const directoryInProcess = await directoryCost(variants.many.registry, key);
+    const directoryInProcess = await directoryCost(
+      variants.one.registry,
+      variants.many.registry,
+      key,
+      DEFAULT_REDIRECT_URI,
+    );
     log(
       `[providers]   load ${directoryInProcess.load_ms} ms, ${directoryInProcess.heap_per_provider_kib} KiB heap a provider, ` +
-        `refresh after a change ${directoryInProcess.refresh_after_change_ms} ms`,
+        `refresh after a change ${directoryInProcess.refresh_after_change_ms} ms, ` +
+        `select ${directoryInProcess.select_ns.one} ns (1) vs ${directoryInProcess.select_ns.many} ns (${providers})`,
     );
 
     // More instances on the database of 1,000, one per poll interval measured.
@@ -274,6 +301,7 @@ export async function providerScale(options: {
         sequential_p50: ratio(many.sequential_p50_ms, one.sequential_p50_ms),
         overhead_p50: ratio(many.overhead_p50_ms, one.overhead_p50_ms),
         concurrent_logins_per_s: ratio(many.concurrent_logins_per_s, one.concurrent_logins_per_s),
+        cpu_ms_per_login: ratio(many.cpu_ms_per_login, one.cpu_ms_per_login),
       },
       per_provider_kib: {
         rss: perProvider(idle.one.rss_mb, idle.many.rss_mb),
