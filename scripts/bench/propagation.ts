@@ -148,13 +148,16 @@ export async function propagationPhase(options: {
       }),
     );
   };
+  // Each write at a random moment of the slowest instance's poll cycle: written right after the
+  // previous change was seen, it would fall just after a poll, every time the worst case.
+  const longest = Math.max(...instances.map((instance) => instance.pollMs));
+  const atRandomMoment = () => sleep(Math.random() * longest);
   try {
     for (let change = 0; change < options.changes; change++) {
       const id = `change-${change}`;
       const redirectUri = changeRedirectUri(change);
       const { settings, secrets } = realProviderSettings(bench, id, redirectUri);
-      // A write at a random moment of the instances' poll cycles, not in step with them.
-      await sleep(Math.random() * 300);
+      await atRandomMoment();
       let writeStarted = performance.now();
       const add = await writer.registry.add(settings, secrets, BY_BENCH());
       if (!add.ok) throw new Error(`add ${id}: ${JSON.stringify(add.refusal)}`);
@@ -177,7 +180,7 @@ export async function propagationPhase(options: {
           ),
         ),
       );
-      await sleep(Math.random() * 300);
+      await atRandomMoment();
       writeStarted = performance.now();
       const disable = await writer.registry.setEnabled(id, false, BY_BENCH());
       if (!disable.ok) throw new Error(`disable ${id}: ${JSON.stringify(disable.refusal)}`);
