@@ -1,10 +1,19 @@
 /** Benchmark settings from the environment (all optional). */
 import { adminDatabaseUrl } from './databases.js';
 
+/** At most this many registry changes are timed in a run: each uses a redirect URI of its own. */
+export const MAX_REGISTRY_CHANGES = 20;
+
+/** At most this many instances are watched for a registry change (one per poll interval). */
+export const MAX_PROPAGATION_INSTANCES = 4;
+
 /** Where the benchmarked service runs: a store, or (`fastify`) PostgreSQL with HTTP_TRANSPORT=fastify. */
 export type BenchStore = 'postgres' | 'fastify' | 'pglite' | 'redis' | 'redis-cluster';
 
 const ALL_STORES: readonly BenchStore[] = ['postgres', 'fastify', 'pglite', 'redis', 'redis-cluster'];
+
+/** The per-customer providers target (PostgreSQL): not a store, named in BENCH_STORES all the same. */
+export const PROVIDERS_TARGET = 'providers';
 
 export interface BenchOptions {
   /** Length of each timed phase (BENCH_SECONDS, default 10). */
@@ -39,6 +48,19 @@ export interface BenchOptions {
   failoverSeconds: number;
   /** BENCH_SERVICE_ENV="A=1 B=2": extra environment for the service under test (experiments). */
   serviceEnv: Record<string, string>;
+  /** Whether the per-customer providers target runs (`providers` in BENCH_STORES, default yes). */
+  providerScale: boolean;
+  /** Providers registered in the larger registry (BENCH_PROVIDERS, default 1,000). */
+  providers: number;
+  /** Interleaved rounds of SSO logins, each variant each round (BENCH_PROVIDER_ROUNDS, default 6). */
+  providerRounds: number;
+  /**
+   * SSO_REGISTRY_POLL_MS of the instances a registry change is timed to (BENCH_REGISTRY_POLL_MS,
+   * comma-separated, default "5000,250": the shipped default and a short one).
+   */
+  registryPollMs: number[];
+  /** Registry changes timed, each an add and a disable (BENCH_REGISTRY_CHANGES, default 5, at most 20). */
+  registryChanges: number;
 }
 
 function parseAssignments(raw: string | undefined): Record<string, string> {
@@ -61,11 +83,32 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 
 export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const storesRaw = env.BENCH_STORES?.trim();
-  const stores = (storesRaw ? storesRaw.split(',') : [...ALL_STORES]).map((store) => store.trim());
-  for (const store of stores) {
-    if (!ALL_STORES.includes(store as BenchStore)) {
-      throw new Error(`BENCH_STORES: unknown store "${store}" (${ALL_STORES.join(', ')})`);
+  const targets = (storesRaw ? storesRaw.split(',') : [...ALL_STORES, PROVIDERS_TARGET]).map((store) =>
+    store.trim(),
+  );
+  for (const target of targets) {
+    if (!ALL_STORES.includes(target as BenchStore) && target !== PROVIDERS_TARGET) {
+      throw new Error(
+        `BENCH_STORES: unknown target "${target}" (${[...ALL_STORES, PROVIDERS_TARGET].join(', ')})`,
+      );
     }
+  }
+  const stores = targets.filter((target) => target !== PROVIDERS_TARGET);
+  const registryChanges = Math.round(positiveInt(env, 'BENCH_REGISTRY_CHANGES', 5));
+  if (registryChanges > MAX_REGISTRY_CHANGES) {
+    throw new Error(`BENCH_REGISTRY_CHANGES: at most ${MAX_REGISTRY_CHANGES}, got ${registryChanges}`);
+  }
+  const registryPollMs = (env.BENCH_REGISTRY_POLL_MS?.trim() || '5000,250').split(',').map((raw) => {
+    const value = Number(raw.trim());
+    if (!Number.isInteger(value) || value < 100 || value > 10_000) {
+      throw new Error(
+        `BENCH_REGISTRY_POLL_MS: each must be 100 to 10000 (SSO_REGISTRY_POLL_MS), got "${raw}"`,
+      );
+    }
+    return value;
+  });
+  if (registryPollMs.length > MAX_PROPAGATION_INSTANCES) {
+    throw new Error(`BENCH_REGISTRY_POLL_MS: at most ${MAX_PROPAGATION_INSTANCES} intervals`);
   }
   return {
     seconds: positiveInt(env, 'BENCH_SECONDS', 10),
@@ -84,5 +127,10 @@ export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Bench
     redisSessions: Math.round(positiveInt(env, 'BENCH_REDIS_SESSIONS', 100_000)),
     failoverSeconds: positiveInt(env, 'BENCH_FAILOVER_SECONDS', 20),
     serviceEnv: parseAssignments(env.BENCH_SERVICE_ENV),
+    providerScale: targets.includes(PROVIDERS_TARGET),
+    providers: Math.round(positiveInt(env, 'BENCH_PROVIDERS', 1000)),
+    providerRounds: Math.round(positiveInt(env, 'BENCH_PROVIDER_ROUNDS', 6)),
+    registryPollMs,
+    registryChanges,
   };
 }

@@ -33,8 +33,9 @@ import {
   runLoad,
   sessionCookieFrom,
 } from './load.js';
-import type { BenchOptions, BenchStore } from './options.js';
+import { type BenchOptions, type BenchStore, PROVIDERS_TARGET } from './options.js';
 import { processTree, ResourceSampler, type ResourceUse, rssBytes } from './proc.js';
+import { type ProviderScaleReport, providerScale } from './providers.js';
 import {
   type BenchRedis,
   type FailoverWindow,
@@ -126,6 +127,8 @@ export interface BenchReport {
     pg_lookup: PgCeiling | null;
   };
   stores: Partial<Record<BenchStore, StoreReport>>;
+  /** Per-customer providers: 1 against 1,000 registered, memory, registry changes (`providers`). */
+  providers: ProviderScaleReport | null;
   skipped: Record<string, string>;
   ratios: Partial<Record<BenchStore, Record<string, number | null>>>;
   goals: Partial<Record<BenchStore, Record<string, boolean | null>>>;
@@ -528,9 +531,16 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   }
   const skipped: Record<string, string> = {};
   const stores: BenchStore[] = [];
-  const postgresProblem = options.stores.some((store) => store !== 'pglite')
-    ? await postgresReachable(options.adminDatabaseUrl)
-    : null;
+  const postgresProblem =
+    options.providerScale || options.stores.some((store) => store !== 'pglite')
+      ? await postgresReachable(options.adminDatabaseUrl)
+      : null;
+  let providerScaleRuns = options.providerScale;
+  if (providerScaleRuns && postgresProblem) {
+    if (options.storesExplicit) throw new Error(`PostgreSQL is not reachable: ${postgresProblem}`);
+    skipped[PROVIDERS_TARGET] = `PostgreSQL not reachable (${postgresProblem}); set BENCH_DATABASE_URL`;
+    providerScaleRuns = false;
+  }
   for (const store of options.stores) {
     if (store !== 'pglite' && postgresProblem) {
       if (options.storesExplicit) throw new Error(`PostgreSQL is not reachable: ${postgresProblem}`);
@@ -553,12 +563,20 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
 
   const provider = await startBenchProvider(options.ssoUsers);
   const reports: Partial<Record<BenchStore, StoreReport>> = {};
+  let providers: ProviderScaleReport | null = null;
   let koaInput: { cookies: string[]; body: string } | null = null;
   try {
     for (const store of stores) {
       const { report, cookies, sessionBody } = await runStore(store, { root, options, provider, log });
       reports[store] = report;
       koaInput ??= { cookies, body: sessionBody };
+    }
+    if (providerScaleRuns) {
+      log(
+        `[providers] SSO logins with 1 and with ${options.providers} registered providers, ` +
+          `${options.providerRounds} interleaved rounds; memory; registry changes to other instances`,
+      );
+      providers = await providerScale({ root, options, bench: provider, log });
     }
   } finally {
     await provider.close();
@@ -688,6 +706,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       pg_lookup: reports.postgres?.pg_lookup ?? null,
     },
     stores: reports,
+    providers,
     skipped,
     ratios,
     goals,

@@ -18,6 +18,7 @@ import {
   type TestProvider,
 } from '../../test/support/oidc/test-provider.js';
 import { JSON_HEADERS, keepAliveAgent, pooled, request } from './load.js';
+import { MAX_PROPAGATION_INSTANCES, MAX_REGISTRY_CHANGES } from './options.js';
 import { BENCH_GROUP, ssoUser } from './seed.js';
 import { type LatencySummary, round, Samples } from './stats.js';
 
@@ -58,14 +59,31 @@ async function timeProviderRequests(sink: BenchProvider['timings']): Promise<voi
   prototype.__benchTimed = true;
 }
 
+/** The redirect URI of the provider added by the `index`th registry change (scripts/bench/propagation.ts). */
+export const changeRedirectUri = (index: number) => `${DEFAULT_REDIRECT_URI}?change=${index}`;
+
+/**
+ * Users kept for the registry changes, after the `ssoUsers` of the login phases: an account is bound
+ * to the provider it first logged in through, so each change's provider logs in users of its own.
+ */
+export const CHANGE_USERS = MAX_REGISTRY_CHANGES * MAX_PROPAGATION_INSTANCES;
+export const changeUser = (ssoUsers: number, change: number, instance: number) =>
+  ssoUser(ssoUsers + change * MAX_PROPAGATION_INSTANCES + instance);
+
 export async function startBenchProvider(ssoUsers: number): Promise<BenchProvider> {
   const accounts: Record<string, Record<string, unknown>> = {};
-  for (let i = 0; i < ssoUsers; i++) {
+  for (let i = 0; i < ssoUsers + CHANGE_USERS; i++) {
     accounts[ssoUser(i)] = { preferred_username: ssoUser(i), groups: [BENCH_GROUP] };
   }
   const timings: BenchProvider['timings'] = [];
   await timeProviderRequests(timings);
-  const provider = await startTestProvider({ accounts, redirectUris: [DEFAULT_REDIRECT_URI] });
+  const provider = await startTestProvider({
+    accounts,
+    redirectUris: [
+      DEFAULT_REDIRECT_URI,
+      ...Array.from({ length: MAX_REGISTRY_CHANGES }, (_, index) => changeRedirectUri(index)),
+    ],
+  });
   const client = provider.clients.gatehouse;
   return {
     provider,

@@ -20,13 +20,18 @@ describe('benchmark (smoke run, no thresholds)', () => {
   beforeAll(async () => {
     ({ report, stderr } = await runBenchSmoke({
       // The Redis store keeps its users in PostgreSQL: it runs where PostgreSQL does.
-      BENCH_STORES: pgUrl ? 'pglite,postgres,fastify,redis' : 'pglite',
+      BENCH_STORES: pgUrl ? 'pglite,postgres,fastify,redis,providers' : 'pglite',
       BENCH_REDIS_SESSIONS: '2000',
+      // Per-customer providers, small: 20 registered, one round each, one change seen by two instances.
+      BENCH_PROVIDERS: '20',
+      BENCH_PROVIDER_ROUNDS: '1',
+      BENCH_REGISTRY_POLL_MS: '500,100',
+      BENCH_REGISTRY_CHANGES: '1',
       ...(pgUrl ? { BENCH_DATABASE_URL: pgUrl } : {}),
       // The suite's migrated PGlite template (test/support/global-setup.ts) spares an initdb.
       BENCH_PGLITE_TEMPLATE: inject('pgliteTemplatePath'),
     }));
-  }, 150_000);
+  }, 240_000);
 
   it('measures every ceiling', () => {
     expect(report.ceilings.argon2.verifies).toBeGreaterThan(0);
@@ -89,6 +94,37 @@ describe('benchmark (smoke run, no thresholds)', () => {
       expect(report.ceilings.bare_fastify?.errors).toBe(0);
       expect(report.ratios.fastify?.session_get_vs_bare_fastify).toBeGreaterThan(0);
       expect(report.ratios.fastify?.session_get_vs_postgres).toBeGreaterThan(0);
+    },
+  );
+
+  it.skipIf(!pgUrl)(
+    'measures per-customer providers: logins with 1 and with 20 registered, memory, a registry change on two instances',
+    () => {
+      const providers = report.providers!;
+      expect(providers, stderr.slice(-2000)).toBeTruthy();
+      expect([providers.one.registered_providers, providers.many.registered_providers]).toEqual([1, 20]);
+      // One round each, interleaved, every login served.
+      expect(providers.rounds.map((entry) => entry.variant)).toEqual(['one', 'many']);
+      for (const entry of providers.rounds) {
+        expect(entry.failures, entry.variant).toBe(0);
+        expect(entry.concurrent_logins_per_s, entry.variant).toBeGreaterThan(0);
+      }
+      expect(providers.ratios.sequential_p50).toBeGreaterThan(0);
+      for (const variant of ['one', 'many'] as const) {
+        expect(providers[variant].memory_idle.rss_mb, variant).toBeGreaterThan(0);
+        expect(providers[variant].memory_idle.heap_used_mb, variant).toBeGreaterThan(0);
+      }
+      expect(providers.directory_in_process.providers).toBe(20);
+      expect(providers.directory_in_process.refresh_after_change_ms).toBeGreaterThan(0);
+      // The change reached both instances (add, then disable), each at its own poll interval.
+      expect(providers.propagation.instances.map((instance) => instance.poll_ms)).toEqual([500, 100]);
+      for (const instance of providers.propagation.instances) {
+        expect(instance.add_ms, String(instance.poll_ms)).toHaveLength(1);
+        expect(instance.disable_ms, String(instance.poll_ms)).toHaveLength(1);
+        // Seen when the instance polled, never before the write.
+        expect(instance.disable_ms[0]).toBeGreaterThan(0);
+        expect(instance.statuses_seen['401']).toBeGreaterThan(0);
+      }
     },
   );
 
