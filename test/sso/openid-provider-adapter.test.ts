@@ -501,16 +501,22 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
     /** The identifying claims; tokenId and acceptedUntil are checked in their own tests. */
     const identity = async (token: string) => {
       const { tokenId: _id, acceptedUntil: _until, ...rest } = await provider.validateLogoutToken(token);
-      return rest;
+      // Only the claims the token has: no `subject` or `sid` key without a value.
+      return { ...rest, keys: Object.keys(rest).sort() };
     };
-    expect(await identity(tp.signLogoutToken({ sub: 'bob' }))).toEqual({ issuer: tp.issuer, subject: 'bob' });
+    expect(await identity(tp.signLogoutToken({ sub: 'bob' }))).toEqual({
+      issuer: tp.issuer,
+      subject: 'bob',
+      keys: ['issuer', 'subject'],
+    });
     expect(await identity(tp.signLogoutToken({ sub: undefined, sid: 's-1' }))).toEqual({
       issuer: tp.issuer,
       sid: 's-1',
+      keys: ['issuer', 'sid'],
     });
     expect(
       await identity(tp.signLogoutToken({ aud: ['x', 'gatehouse'] }, { header: { typ: undefined } })),
-    ).toEqual({ issuer: tp.issuer, subject: 'alice' });
+    ).toEqual({ issuer: tp.issuer, subject: 'alice', keys: ['issuer', 'subject'] });
   });
 
   it('gives the jti, and accepts a token until its exp or 120 s past its iat, whichever is first', async () => {
@@ -527,45 +533,131 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
   });
 
   const now = () => Math.floor(Date.now() / 1000);
-  it.each<[string, () => string]>([
-    ['a nonce', () => tp.signLogoutToken({ nonce: 'n' })],
-    ['a wrong aud', () => tp.signLogoutToken({ aud: 'other-app' })],
-    ['a wrong iss', () => tp.signLogoutToken({ iss: 'http://127.0.0.1:1' })],
-    ['a foreign key', () => tp.signLogoutToken({}, { key: generateSigningKey('RS256') })],
+  // Each refusal by its own reason (the error's detail): a removed check must not hide behind a
+  // later one that refuses the same token.
+  it.each<[string, () => string, string]>([
+    ['a nonce', () => tp.signLogoutToken({ nonce: 'n' }), 'claim nonce must be absent'],
+    ['a wrong aud', () => tp.signLogoutToken({ aud: 'other-app' }), 'claim aud'],
+    [
+      'an aud that is neither a string nor a list',
+      () => tp.signLogoutToken({ aud: { gatehouse: true } }),
+      'claim aud',
+    ],
+    ['a wrong iss', () => tp.signLogoutToken({ iss: 'http://127.0.0.1:1' }), 'claim iss'],
+    [
+      'a foreign key',
+      () => tp.signLogoutToken({}, { key: generateSigningKey('RS256') }),
+      'no provider key matches the JWS',
+    ],
     [
       'a foreign key under the provider kid',
       () => tp.signLogoutToken({}, { key: { ...generateSigningKey('RS256'), kid: tp.signingKey.kid } }),
+      'JWS signature verification failed',
     ],
-    ['a flipped signature bit', () => tamperSignature(tp.signLogoutToken())],
-    ['no events', () => tp.signLogoutToken({ events: undefined })],
-    ['events without the logout event', () => tp.signLogoutToken({ events: { 'urn:other': {} } })],
+    [
+      'a flipped signature bit',
+      () => tamperSignature(tp.signLogoutToken()),
+      'JWS signature verification failed',
+    ],
+    ['no events', () => tp.signLogoutToken({ events: undefined }), 'claim events'],
+    ['events that are null', () => tp.signLogoutToken({ events: null }), 'claim events'],
+    [
+      'events without the logout event',
+      () => tp.signLogoutToken({ events: { 'urn:other': {} } }),
+      'claim events',
+    ],
     [
       'a logout event that is not an object',
       () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: 'yes' } }),
+      'claim events',
     ],
-    ['a stale iat', () => tp.signLogoutToken({ iat: now() - 600, exp: undefined })],
-    ['an iat in the future', () => tp.signLogoutToken({ iat: now() + 600 })],
-    ['no iat', () => tp.signLogoutToken({ iat: undefined })],
-    ['a passed exp', () => tp.signLogoutToken({ iat: now() - 100, exp: now() - 60 })],
-    ['neither sub nor sid', () => tp.signLogoutToken({ sub: undefined, sid: undefined })],
+    [
+      'a logout event that is null',
+      () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: null } }),
+      'claim events',
+    ],
+    [
+      'a logout event that is a list',
+      () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: [] } }),
+      'claim events',
+    ],
+    ['a stale iat', () => tp.signLogoutToken({ iat: now() - 600, exp: now() + 600 }), 'claim iat too old'],
+    ['an iat in the future', () => tp.signLogoutToken({ iat: now() + 600 }), 'claim iat in the future'],
+    ['no iat', () => tp.signLogoutToken({ iat: undefined }), 'claim iat'],
+    ['an iat that is not a number', () => tp.signLogoutToken({ iat: String(now()) }), 'claim iat'],
+    ['a passed exp', () => tp.signLogoutToken({ iat: now() - 100, exp: now() - 60 }), 'claim exp'],
+    [
+      'neither sub nor sid',
+      () => tp.signLogoutToken({ sub: undefined, sid: undefined }),
+      'claims sub and sid both missing',
+    ],
     // Issue 14, finding 8 and issue 11, finding 10.
-    ['no exp', () => tp.signLogoutToken({ exp: undefined })],
-    ['no jti', () => tp.signLogoutToken({ jti: undefined })],
-    ['a jti that is not a string', () => tp.signLogoutToken({ jti: 42 })],
-    ['a jti of 256 characters', () => tp.signLogoutToken({ jti: 'j'.repeat(256) })],
-    ['a sub of 256 characters', () => tp.signLogoutToken({ sub: 's'.repeat(256) })],
-    ['a sid of 256 characters', () => tp.signLogoutToken({ sid: 's'.repeat(256) })],
-    ['b64 false without crit', () => tp.signLogoutToken({}, { header: { b64: false } })],
-    ['typ JWT', () => tp.signLogoutToken({}, { header: { typ: 'JWT' } })],
-    ['alg none', () => tp.signLogoutToken({}, { key: { alg: 'none' } })],
+    ['no exp', () => tp.signLogoutToken({ exp: undefined }), 'claim exp'],
+    ['an exp that is not a number', () => tp.signLogoutToken({ exp: String(now() + 60) }), 'claim exp'],
+    ['no jti', () => tp.signLogoutToken({ jti: undefined }), 'claim jti'],
+    ['a jti that is not a string', () => tp.signLogoutToken({ jti: 42 }), 'claim jti'],
+    ['an empty jti', () => tp.signLogoutToken({ jti: '' }), 'claim jti'],
+    ['a jti of 256 characters', () => tp.signLogoutToken({ jti: 'j'.repeat(256) }), 'claim jti'],
+    ['a sub of 256 characters', () => tp.signLogoutToken({ sub: 's'.repeat(256) }), 'claim sub'],
+    ['an empty sub', () => tp.signLogoutToken({ sub: '' }), 'claim sub'],
+    ['a sid of 256 characters', () => tp.signLogoutToken({ sid: 's'.repeat(256) }), 'claim sid'],
+    ['an empty sid', () => tp.signLogoutToken({ sid: '' }), 'claim sid'],
+    ['an nbf in the future', () => tp.signLogoutToken({ nbf: now() + 600 }), 'claim nbf'],
+    ['an nbf that is not a number', () => tp.signLogoutToken({ nbf: String(now()) }), 'claim nbf'],
+    [
+      'b64 false without crit',
+      () => tp.signLogoutToken({}, { header: { b64: false } }),
+      'unsupported JWS b64 header',
+    ],
+    ['typ JWT', () => tp.signLogoutToken({}, { header: { typ: 'JWT' } }), 'header typ'],
+    ['a typ that is not a string', () => tp.signLogoutToken({}, { header: { typ: 42 } }), 'header typ'],
+    ['alg none', () => tp.signLogoutToken({}, { key: { alg: 'none' } }), 'JWS algorithm not allowed'],
     [
       'HS256 with the client secret',
       () => tp.signLogoutToken({}, { key: { alg: 'HS256', secret: tp.clients.gatehouse.clientSecret! } }),
+      'JWS algorithm not allowed',
     ],
-    ['garbage', () => 'not-a-jwt'],
-  ])('refuses a token with %s as SSO_INVALID', async (_label, make) => {
+    ['garbage', () => 'not-a-jwt', 'not a signed JWT'],
+    ['nothing', () => '', 'logout token missing or too large'],
+    ['more than 16 KiB', () => 'a'.repeat(16_385), 'logout token missing or too large'],
+    // Exactly 16 KiB is read (and refused as what it is, not for its size).
+    ['16 KiB that are not a JWT', () => 'a'.repeat(16_384), 'not a signed JWT'],
+  ])('refuses a token with %s as SSO_INVALID, for its reason', async (_label, make, reason) => {
     const error = await failure(adapter().validateLogoutToken(make()));
     expect(error.code).toBe('SSO_INVALID');
+    expect(error.message).toBe(`The OpenID provider response failed validation (${reason})`);
+  });
+
+  it('refuses a logout token that is not a string', async () => {
+    const error = await failure(adapter().validateLogoutToken(42 as unknown as string));
+    expect(error.message).toBe(
+      'The OpenID provider response failed validation (logout token missing or too large)',
+    );
+  });
+
+  it('accepts both spellings of the logout token type, and an nbf that has passed', async () => {
+    const provider = adapter();
+    for (const typ of ['logout+jwt', 'application/logout+jwt', 'Logout+JWT']) {
+      expect(
+        await provider.validateLogoutToken(tp.signLogoutToken({ sid: typ }, { header: { typ } })),
+      ).toMatchObject({
+        sid: typ,
+      });
+    }
+    expect(await provider.validateLogoutToken(tp.signLogoutToken({ nbf: now() - 10 }))).toMatchObject({
+      subject: 'alice',
+    });
+  });
+
+  it('accepts identifiers of 255 characters', async () => {
+    const long = 'x'.repeat(255);
+    expect(
+      await adapter().validateLogoutToken(tp.signLogoutToken({ sub: long, sid: long, jti: long })),
+    ).toMatchObject({
+      subject: long,
+      sid: long,
+      tokenId: long,
+    });
   });
 
   it('accepts a token signed with a key rotated in after the JWKS was cached', async () => {
