@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   OpenIdClientProvider,
   type OpenIdClientProviderOptions,
@@ -95,10 +95,11 @@ function rewritingFetch(
 function resignIdToken(
   change: (claims: Record<string, unknown>) => Record<string, unknown>,
   key: Parameters<typeof signJwt>[2] = tp.signingKey,
+  header: Record<string, unknown> = {},
 ) {
   return rewritingFetch((body) => ({
     ...body,
-    id_token: signJwt({}, change(decodeJwtPayload(body.id_token as string)), key),
+    id_token: signJwt(header, change(decodeJwtPayload(body.id_token as string)), key),
   }));
 }
 
@@ -366,24 +367,30 @@ describe('OpenIdClientProvider: ID tokens the real provider would not send', () 
       expect(() => adapter({ idTokenAlg: idTokenAlg as 'RS256' })).toThrow(/idTokenAlg must be one of/);
   });
 
-  it.each([
-    ['another audience', (c: Record<string, unknown>) => ({ ...c, aud: 'other-app' })],
-    ['another issuer', (c: Record<string, unknown>) => ({ ...c, iss: 'http://127.0.0.1:1' })],
-    ['expired', (c: Record<string, unknown>) => ({ ...c, exp: Math.floor(Date.now() / 1000) - 120 })],
+  // The detail names the claim where openid-client says which (it does not for a missing iat or nonce).
+  it.each<[string, (c: Record<string, unknown>) => Record<string, unknown>, string]>([
+    ['another audience', (c) => ({ ...c, aud: 'other-app' }), ' (claim aud)'],
+    ['another issuer', (c) => ({ ...c, iss: 'http://127.0.0.1:1' }), ' (claim iss)'],
+    ['expired', (c) => ({ ...c, exp: Math.floor(Date.now() / 1000) - 120 }), ' (claim exp)'],
     [
       'issued in the future',
-      (c: Record<string, unknown>) => ({ ...c, iat: Math.floor(Date.now() / 1000) + 300 }),
+      (c) => ({ ...c, iat: Math.floor(Date.now() / 1000) + 300 }),
+      ' (claim iat in the future)',
     ],
-    ['without iat', (c: Record<string, unknown>) => ({ ...c, iat: undefined })],
-    ['without nonce', (c: Record<string, unknown>) => ({ ...c, nonce: undefined })],
-  ])('refuses a correctly signed token that is %s', async (_label, change) => {
+    ['without iat', (c) => ({ ...c, iat: undefined }), ''],
+    ['without nonce', (c) => ({ ...c, nonce: undefined }), ''],
+  ])('refuses a correctly signed token that is %s', async (_label, change, detail) => {
     const error = await failure(login(adapter({ fetch: resignIdToken(change) })));
     expect(error.code).toBe('SSO_INVALID');
+    expect(error.message).toBe(`The OpenID provider response failed validation${detail}`);
   });
 
   it('refuses a token response without an ID token', async () => {
     const provider = adapter({ fetch: rewritingFetch(({ id_token: _dropped, ...body }) => body) });
-    expect((await failure(login(provider))).code).toBe('SSO_INVALID');
+    const error = await failure(login(provider));
+    expect(error.code).toBe('SSO_INVALID');
+    // openid-client refuses it first (an ID token is expected), without a detail.
+    expect(error.message).toBe('The OpenID provider response failed validation');
   });
 
   it('reports a 5xx from the token endpoint as SSO_UNREACHABLE', async () => {
@@ -715,4 +722,116 @@ describe('OpenIdClientProvider: each configurable expected algorithm, against a 
       }
     },
   );
+});
+
+describe('OpenIdClientProvider: each check of the code exchange, by its reason', () => {
+  const reason = (detail: string) => `The OpenID provider response failed validation (${detail})`;
+
+  it('refuses a request without code, nonce or redirect_uri, or with a redirect_uri that is not a URL', async () => {
+    const provider = adapter();
+    const complete = { authorizationCode: 'c', redirectUri: DEFAULT_REDIRECT_URI, nonce: 'n' };
+    for (const missing of ['authorizationCode', 'redirectUri', 'nonce'] as const) {
+      const error = await failure(provider.exchangeCode({ ...complete, [missing]: '' }));
+      expect(error.message).toBe(reason('code, nonce and redirect_uri are required'));
+    }
+    const error = await failure(provider.exchangeCode({ ...complete, redirectUri: 'not a url' }));
+    expect(error.message).toBe(reason('redirect_uri is not a URL'));
+    // Refused before anything was asked of the provider.
+    expect(provider.isDiscovered()).toBe(false);
+  });
+
+  it.each<[string, (c: Record<string, unknown>) => Record<string, unknown>, string]>([
+    ['a sub of 256 characters', (c) => ({ ...c, sub: 's'.repeat(256) }), 'claim sub'],
+    ['a sid of 256 characters', (c) => ({ ...c, sid: 's'.repeat(256) }), 'claim sid'],
+    ['an empty sid', (c) => ({ ...c, sid: '' }), 'claim sid'],
+  ])('refuses an ID token with %s, for its reason', async (_label, change, detail) => {
+    const error = await failure(login(adapter({ fetch: resignIdToken(change) })));
+    expect(error.message).toBe(reason(detail));
+  });
+
+  it('refuses an ID token typed as another kind of token, accepts one typed as a JWT', async () => {
+    for (const typ of ['logout+jwt', 'at+jwt', 42]) {
+      const error = await failure(login(adapter({ fetch: resignIdToken((c) => c, tp.signingKey, { typ }) })));
+      expect(error.message).toBe(reason('header typ'));
+    }
+    for (const typ of ['JWT', 'application/jwt', 'jwt']) {
+      expect((await login(adapter({ fetch: resignIdToken((c) => c, tp.signingKey, { typ }) }))).subject).toBe(
+        'alice',
+      );
+    }
+  });
+
+  it('refuses an ID token whose azp names another client', async () => {
+    const error = await failure(
+      login(adapter({ fetch: resignIdToken((c) => ({ ...c, azp: 'other-app' })) })),
+    );
+    expect(error.message).toBe(reason('claim azp'));
+    expect(
+      (await login(adapter({ fetch: resignIdToken((c) => ({ ...c, azp: tp.clients.gatehouse.clientId })) })))
+        .subject,
+    ).toBe('alice');
+  });
+
+  it('gives no sid when the ID token has none', async () => {
+    const result = await login(adapter({ fetch: resignIdToken(({ sid: _sid, ...c }) => c) }));
+    expect(result.subject).toBe('alice');
+    expect(Object.keys(result)).not.toContain('sid');
+  });
+
+  it('refetches the JWKS for an unknown kid from the token endpoint even within the cool-down', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const provider = adapter();
+      await login(provider);
+      // An unknown kid in a logout token refetches the JWKS and starts the cool-down (the clock stands still).
+      const foreign = tp.signLogoutToken({}, { key: generateSigningKey('RS256') });
+      expect((await failure(provider.validateLogoutToken(foreign))).message).toBe(
+        reason('no provider key matches the JWS'),
+      );
+      await tp.rotateKeys();
+      // A logout token under the new key waits for the cool-down; an ID token from the token endpoint does not.
+      expect((await failure(provider.validateLogoutToken(tp.signLogoutToken()))).message).toBe(
+        reason('no provider key matches the JWS'),
+      );
+      expect((await login(provider)).subject).toBe('alice');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('OpenIdClientProvider: the time checks at their bounds (30 s tolerance, 120 s logout token age)', () => {
+  const NOW_S = 2_000_000_000;
+  const reason = (detail: string) => `The OpenID provider response failed validation (${detail})`;
+  const logoutToken = (claims: Record<string, unknown>) =>
+    tp.signLogoutToken({ iat: NOW_S, exp: NOW_S + 120, ...claims });
+
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW_S * 1000);
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  it.each<[string, Record<string, unknown>, string | null]>([
+    ['an iat 30 s ahead', { iat: NOW_S + 30 }, null],
+    ['an iat 31 s ahead', { iat: NOW_S + 31 }, 'claim iat in the future'],
+    ['an iat 120 s old', { iat: NOW_S - 120, exp: NOW_S + 60 }, null],
+    ['an iat 121 s old', { iat: NOW_S - 121, exp: NOW_S + 60 }, 'claim iat too old'],
+    ['an exp 29 s past', { iat: NOW_S - 60, exp: NOW_S - 29 }, null],
+    ['an exp 30 s past', { iat: NOW_S - 60, exp: NOW_S - 30 }, 'claim exp'],
+    ['an nbf 30 s ahead', { nbf: NOW_S + 30 }, null],
+    ['an nbf 31 s ahead', { nbf: NOW_S + 31 }, 'claim nbf'],
+  ])('a logout token with %s', async (_label, claims, refusal) => {
+    const answer = adapter().validateLogoutToken(logoutToken(claims));
+    if (refusal === null) expect((await answer).subject).toBe('alice');
+    else expect((await failure(answer)).message).toBe(reason(refusal));
+  });
+
+  it('accepts an ID token issued 30 s ahead, refuses one 31 s ahead', async () => {
+    const at = (iat: number) => adapter({ fetch: resignIdToken((c) => ({ ...c, iat })) });
+    expect((await login(at(NOW_S + 30))).subject).toBe('alice');
+    expect((await failure(login(at(NOW_S + 31)))).message).toBe(reason('claim iat in the future'));
+  });
 });
