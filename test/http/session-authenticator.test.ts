@@ -54,11 +54,35 @@ describe('the session authenticator', () => {
     return error as DomainError;
   }
 
-  it('takes one cookie value as a string', async () => {
+  it('takes one cookie value as a string, and a live one after an empty one', async () => {
     const { username } = await newUser();
     const { client } = await login(username);
-    const authenticated = await server.gatehouse.authenticator.authenticate(client.session!);
-    expect(authenticated.user.username).toBe(username);
+    const { authenticator } = server.gatehouse;
+    expect((await authenticator.authenticate(client.session!)).user.username).toBe(username);
+    expect((await authenticator.authenticate(['', client.session!])).user.username).toBe(username);
+  });
+
+  it('warns of ambiguous cookies only when several sessions are live, not for none', async () => {
+    const before = server.logs.length;
+    const error = await refusal(
+      server.gatehouse.authenticator.authenticate(['A'.repeat(43), 'B'.repeat(43)]),
+    );
+    expect(error.code).toBe('NOT_AUTHENTICATED');
+    expect(server.logs.slice(before).filter((line) => line.event === 'session_cookies_ambiguous')).toEqual(
+      [],
+    );
+  });
+
+  it('lets a logout with one cookie end its session as a logout, even one past its idle time-out', async () => {
+    const { userId, username } = await newUser();
+    const { client } = await login(username);
+    server.clock.advanceSeconds(server.config.session.idleTimeoutS + 1);
+    expect((await client.post('/api/v1/logout/', {})).status).toBe(200);
+    const events = (await server.gatehouse.store.audit.listForUser(userId, { limit: 100 })).map(
+      (record) => record.event,
+    );
+    expect(events).toContain('logout');
+    expect(events).not.toContain('session_expired');
   });
 
   it('refuses null, undefined, an empty value or none as a missing session, with the refusal’s text', async () => {
