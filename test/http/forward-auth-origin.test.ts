@@ -55,6 +55,15 @@ describe('forward auth: the Origin rule on the request asked about', () => {
     expect(await status({ ...APP, 'x-forwarded-method': 'GET', origin: 'https://evil.example' })).toBe(204);
   });
 
+  it('answers a check sent in the original method (Traefik preserveRequestMethod) as a GET', async () => {
+    const granted = await ask({}, 'POST');
+    expect(granted.status).toBe(204);
+    expect(granted.headers.get('gatehouse-user-id')).toBe('u-ann');
+    const refused = await new TestClient(server.url).request('POST', CHECK, {});
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ code: 'NOT_AUTHENTICATED' });
+  });
+
   it('reads the last X-Forwarded-Host and X-Forwarded-Proto values, those the gateway added', async () => {
     const appended = {
       'x-forwarded-proto': 'http, https',
