@@ -98,11 +98,19 @@ describe('createSessionCheck: what it makes of the answer', () => {
     );
   });
 
+  it('a 200 with identity headers is the user too', async () => {
+    answer = (response) => response.writeHead(200, FULL).end();
+    expect(await check(`sessionid=${TOKEN}`)).toEqual(
+      live({ userId: 'u-1', username: 'zoë', userLevel: 2, tenantId: 't 1', groupId: 'g1' }),
+    );
+  });
+
   it.each([
     ['no user id', { ...FULL, 'gatehouse-user-id': '' }],
     ['no username', { ...FULL, 'gatehouse-username': '' }],
     ['a level that is not a number', { ...FULL, 'gatehouse-user-level': 'admin' }],
     ['a level that is not whole', { ...FULL, 'gatehouse-user-level': '1.5' }],
+    ['a level with a letter after its digit', { ...FULL, 'gatehouse-user-level': '1a' }],
     ['a user id that is not percent-encoding', { ...FULL, 'gatehouse-user-id': 'u%E0%A4%A' }],
     ['a username that is not percent-encoding', { ...FULL, 'gatehouse-username': '%' }],
     ['a tenant that is not percent-encoding', { ...FULL, 'gatehouse-tenant-id': '%zz' }],

@@ -51,6 +51,7 @@ for (const [framework, store] of CASES) {
           groupId: 'g1',
           mustChangePassword: true,
         });
+        await seedUser(server, { username: 'solo', password: PASSWORD, userId: 'u-solo', userLevel: 8 });
 
         // A product team's own service, mounting Gatehouse's guard on its routes.
         product = await startProductApp(framework, server.gatehouse);
@@ -82,6 +83,12 @@ for (const [framework, store] of CASES) {
           groupId: 'g1',
         });
         expect(response.text).not.toMatch(/argon2|passwordHash/);
+      });
+
+      it('leaves out the tenant and group of a user who has neither', async () => {
+        const response = await (await productClient('solo')).get('/api/v1/things');
+        expect(response.status).toBe(200);
+        expect(response.body).toStrictEqual({ userId: 'u-solo', username: 'solo', userLevel: 8 });
       });
 
       it('answers 401 NOT_AUTHENTICATED without a session, never reaching the handler', async () => {

@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
+import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { loadConfig } from '../../src/config/config.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
+import { openTestStore } from '../support/databases.js';
 import { HookedHasher } from '../support/hooked-hasher.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -16,18 +18,23 @@ const NEW_PASSWORD = 'a brand new passphrase 42';
 
 describe('a password change, besides its answer', () => {
   let server: TestServer;
+  let sql: SqlClient;
   const hasher = new HookedHasher(new Argon2PasswordHasher(loadConfig(TEST_ENV).password.argon2));
   let seq = 0;
 
   beforeAll(async () => {
+    sql = await openTestStore('pglite');
     server = await startTestServer({
+      sqlClient: sql,
       passwordHasher: hasher,
       env: { LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW_S: '900' },
     });
   });
   afterAll(() => server?.close());
 
-  async function loggedIn(): Promise<{ userId: string; username: string; client: TestClient }> {
+  async function loggedIn(
+    names: { firstName?: string; lastName?: string; emailAddress?: string } = {},
+  ): Promise<{ userId: string; username: string; client: TestClient }> {
     seq += 1;
     const username = `changer${seq}`;
     const { userId } = await seedUser(server, {
@@ -35,6 +42,7 @@ describe('a password change, besides its answer', () => {
       password: PASSWORD,
       tenantId: 't1',
       groupId: 'g1',
+      ...names,
     });
     const client = new TestClient(server.url);
     expect((await client.post('/api/v1/login/', { username, password: PASSWORD })).status).toBe(200);
@@ -81,6 +89,40 @@ describe('a password change, besides its answer', () => {
     expect(response.body.errors).toEqual([
       { path: 'new_password', message: 'must differ from the current password' },
     ]);
+  });
+
+  it('refuses a new password built on the user’s first name, last name or email address', async () => {
+    const { client } = await loggedIn({
+      firstName: 'Zebulonia',
+      lastName: 'Quintanilla',
+      emailAddress: 'rosalind.quintanilla@example.org',
+    });
+    // Guessable only for this user: the strength check is given the user's own names.
+    for (const candidate of ['Zebulonia#1999', 'Quintanilla#1999', 'rosalind.quintanilla@example.org']) {
+      const response = await change(client, PASSWORD, candidate);
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([
+        {
+          path: 'new_password',
+          message:
+            'is too easy to guess: There should not be any personal or page related data. Add more words that are less common.',
+        },
+      ]);
+    }
+    // The same password is fine for someone else.
+    const other = await loggedIn();
+    expect((await change(other.client, PASSWORD, 'Quintanilla#1999')).status).toBe(200);
+  });
+
+  it('keeps the first-login mark as it was: a user without one (users restored from a backup) gets none', async () => {
+    const { userId, client } = await loggedIn();
+    // The users' table restored from before this user's first login, the session kept.
+    await sql.query('UPDATE users SET first_login_at = NULL WHERE user_id = $1', [userId]);
+    const response = await change(client, PASSWORD, NEW_PASSWORD);
+    expect(response.status).toBe(200);
+    expect(response.body.profile.is_first_login).toBe(false);
+    expect((await server.gatehouse.store.users.findByUserId(userId))!.firstLoginAt).toBeNull();
+    expect((await client.get('/api/v1/session/')).body.profile.is_first_login).toBe(false);
   });
 
   it('logs the change and the sessions it ended; records no revocation when no other session ended', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   OpenIdClientProvider,
   type OpenIdClientProviderOptions,
@@ -95,10 +95,11 @@ function rewritingFetch(
 function resignIdToken(
   change: (claims: Record<string, unknown>) => Record<string, unknown>,
   key: Parameters<typeof signJwt>[2] = tp.signingKey,
+  header: Record<string, unknown> = {},
 ) {
   return rewritingFetch((body) => ({
     ...body,
-    id_token: signJwt({}, change(decodeJwtPayload(body.id_token as string)), key),
+    id_token: signJwt(header, change(decodeJwtPayload(body.id_token as string)), key),
   }));
 }
 
@@ -366,24 +367,30 @@ describe('OpenIdClientProvider: ID tokens the real provider would not send', () 
       expect(() => adapter({ idTokenAlg: idTokenAlg as 'RS256' })).toThrow(/idTokenAlg must be one of/);
   });
 
-  it.each([
-    ['another audience', (c: Record<string, unknown>) => ({ ...c, aud: 'other-app' })],
-    ['another issuer', (c: Record<string, unknown>) => ({ ...c, iss: 'http://127.0.0.1:1' })],
-    ['expired', (c: Record<string, unknown>) => ({ ...c, exp: Math.floor(Date.now() / 1000) - 120 })],
+  // The detail names the claim where openid-client says which (it does not for a missing iat or nonce).
+  it.each<[string, (c: Record<string, unknown>) => Record<string, unknown>, string]>([
+    ['another audience', (c) => ({ ...c, aud: 'other-app' }), ' (claim aud)'],
+    ['another issuer', (c) => ({ ...c, iss: 'http://127.0.0.1:1' }), ' (claim iss)'],
+    ['expired', (c) => ({ ...c, exp: Math.floor(Date.now() / 1000) - 120 }), ' (claim exp)'],
     [
       'issued in the future',
-      (c: Record<string, unknown>) => ({ ...c, iat: Math.floor(Date.now() / 1000) + 300 }),
+      (c) => ({ ...c, iat: Math.floor(Date.now() / 1000) + 300 }),
+      ' (claim iat in the future)',
     ],
-    ['without iat', (c: Record<string, unknown>) => ({ ...c, iat: undefined })],
-    ['without nonce', (c: Record<string, unknown>) => ({ ...c, nonce: undefined })],
-  ])('refuses a correctly signed token that is %s', async (_label, change) => {
+    ['without iat', (c) => ({ ...c, iat: undefined }), ''],
+    ['without nonce', (c) => ({ ...c, nonce: undefined }), ''],
+  ])('refuses a correctly signed token that is %s', async (_label, change, detail) => {
     const error = await failure(login(adapter({ fetch: resignIdToken(change) })));
     expect(error.code).toBe('SSO_INVALID');
+    expect(error.message).toBe(`The OpenID provider response failed validation${detail}`);
   });
 
   it('refuses a token response without an ID token', async () => {
     const provider = adapter({ fetch: rewritingFetch(({ id_token: _dropped, ...body }) => body) });
-    expect((await failure(login(provider))).code).toBe('SSO_INVALID');
+    const error = await failure(login(provider));
+    expect(error.code).toBe('SSO_INVALID');
+    // openid-client refuses it first (an ID token is expected), without a detail.
+    expect(error.message).toBe('The OpenID provider response failed validation');
   });
 
   it('reports a 5xx from the token endpoint as SSO_UNREACHABLE', async () => {
@@ -501,16 +508,22 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
     /** The identifying claims; tokenId and acceptedUntil are checked in their own tests. */
     const identity = async (token: string) => {
       const { tokenId: _id, acceptedUntil: _until, ...rest } = await provider.validateLogoutToken(token);
-      return rest;
+      // Only the claims the token has: no `subject` or `sid` key without a value.
+      return { ...rest, keys: Object.keys(rest).sort() };
     };
-    expect(await identity(tp.signLogoutToken({ sub: 'bob' }))).toEqual({ issuer: tp.issuer, subject: 'bob' });
+    expect(await identity(tp.signLogoutToken({ sub: 'bob' }))).toEqual({
+      issuer: tp.issuer,
+      subject: 'bob',
+      keys: ['issuer', 'subject'],
+    });
     expect(await identity(tp.signLogoutToken({ sub: undefined, sid: 's-1' }))).toEqual({
       issuer: tp.issuer,
       sid: 's-1',
+      keys: ['issuer', 'sid'],
     });
     expect(
       await identity(tp.signLogoutToken({ aud: ['x', 'gatehouse'] }, { header: { typ: undefined } })),
-    ).toEqual({ issuer: tp.issuer, subject: 'alice' });
+    ).toEqual({ issuer: tp.issuer, subject: 'alice', keys: ['issuer', 'subject'] });
   });
 
   it('gives the jti, and accepts a token until its exp or 120 s past its iat, whichever is first', async () => {
@@ -527,45 +540,131 @@ describe('OpenIdClientProvider: back-channel logout tokens', () => {
   });
 
   const now = () => Math.floor(Date.now() / 1000);
-  it.each<[string, () => string]>([
-    ['a nonce', () => tp.signLogoutToken({ nonce: 'n' })],
-    ['a wrong aud', () => tp.signLogoutToken({ aud: 'other-app' })],
-    ['a wrong iss', () => tp.signLogoutToken({ iss: 'http://127.0.0.1:1' })],
-    ['a foreign key', () => tp.signLogoutToken({}, { key: generateSigningKey('RS256') })],
+  // Each refusal by its own reason (the error's detail): a removed check must not hide behind a
+  // later one that refuses the same token.
+  it.each<[string, () => string, string]>([
+    ['a nonce', () => tp.signLogoutToken({ nonce: 'n' }), 'claim nonce must be absent'],
+    ['a wrong aud', () => tp.signLogoutToken({ aud: 'other-app' }), 'claim aud'],
+    [
+      'an aud that is neither a string nor a list',
+      () => tp.signLogoutToken({ aud: { gatehouse: true } }),
+      'claim aud',
+    ],
+    ['a wrong iss', () => tp.signLogoutToken({ iss: 'http://127.0.0.1:1' }), 'claim iss'],
+    [
+      'a foreign key',
+      () => tp.signLogoutToken({}, { key: generateSigningKey('RS256') }),
+      'no provider key matches the JWS',
+    ],
     [
       'a foreign key under the provider kid',
       () => tp.signLogoutToken({}, { key: { ...generateSigningKey('RS256'), kid: tp.signingKey.kid } }),
+      'JWS signature verification failed',
     ],
-    ['a flipped signature bit', () => tamperSignature(tp.signLogoutToken())],
-    ['no events', () => tp.signLogoutToken({ events: undefined })],
-    ['events without the logout event', () => tp.signLogoutToken({ events: { 'urn:other': {} } })],
+    [
+      'a flipped signature bit',
+      () => tamperSignature(tp.signLogoutToken()),
+      'JWS signature verification failed',
+    ],
+    ['no events', () => tp.signLogoutToken({ events: undefined }), 'claim events'],
+    ['events that are null', () => tp.signLogoutToken({ events: null }), 'claim events'],
+    [
+      'events without the logout event',
+      () => tp.signLogoutToken({ events: { 'urn:other': {} } }),
+      'claim events',
+    ],
     [
       'a logout event that is not an object',
       () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: 'yes' } }),
+      'claim events',
     ],
-    ['a stale iat', () => tp.signLogoutToken({ iat: now() - 600, exp: undefined })],
-    ['an iat in the future', () => tp.signLogoutToken({ iat: now() + 600 })],
-    ['no iat', () => tp.signLogoutToken({ iat: undefined })],
-    ['a passed exp', () => tp.signLogoutToken({ iat: now() - 100, exp: now() - 60 })],
-    ['neither sub nor sid', () => tp.signLogoutToken({ sub: undefined, sid: undefined })],
+    [
+      'a logout event that is null',
+      () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: null } }),
+      'claim events',
+    ],
+    [
+      'a logout event that is a list',
+      () => tp.signLogoutToken({ events: { [BACKCHANNEL_LOGOUT_EVENT]: [] } }),
+      'claim events',
+    ],
+    ['a stale iat', () => tp.signLogoutToken({ iat: now() - 600, exp: now() + 600 }), 'claim iat too old'],
+    ['an iat in the future', () => tp.signLogoutToken({ iat: now() + 600 }), 'claim iat in the future'],
+    ['no iat', () => tp.signLogoutToken({ iat: undefined }), 'claim iat'],
+    ['an iat that is not a number', () => tp.signLogoutToken({ iat: String(now()) }), 'claim iat'],
+    ['a passed exp', () => tp.signLogoutToken({ iat: now() - 100, exp: now() - 60 }), 'claim exp'],
+    [
+      'neither sub nor sid',
+      () => tp.signLogoutToken({ sub: undefined, sid: undefined }),
+      'claims sub and sid both missing',
+    ],
     // Issue 14, finding 8 and issue 11, finding 10.
-    ['no exp', () => tp.signLogoutToken({ exp: undefined })],
-    ['no jti', () => tp.signLogoutToken({ jti: undefined })],
-    ['a jti that is not a string', () => tp.signLogoutToken({ jti: 42 })],
-    ['a jti of 256 characters', () => tp.signLogoutToken({ jti: 'j'.repeat(256) })],
-    ['a sub of 256 characters', () => tp.signLogoutToken({ sub: 's'.repeat(256) })],
-    ['a sid of 256 characters', () => tp.signLogoutToken({ sid: 's'.repeat(256) })],
-    ['b64 false without crit', () => tp.signLogoutToken({}, { header: { b64: false } })],
-    ['typ JWT', () => tp.signLogoutToken({}, { header: { typ: 'JWT' } })],
-    ['alg none', () => tp.signLogoutToken({}, { key: { alg: 'none' } })],
+    ['no exp', () => tp.signLogoutToken({ exp: undefined }), 'claim exp'],
+    ['an exp that is not a number', () => tp.signLogoutToken({ exp: String(now() + 60) }), 'claim exp'],
+    ['no jti', () => tp.signLogoutToken({ jti: undefined }), 'claim jti'],
+    ['a jti that is not a string', () => tp.signLogoutToken({ jti: 42 }), 'claim jti'],
+    ['an empty jti', () => tp.signLogoutToken({ jti: '' }), 'claim jti'],
+    ['a jti of 256 characters', () => tp.signLogoutToken({ jti: 'j'.repeat(256) }), 'claim jti'],
+    ['a sub of 256 characters', () => tp.signLogoutToken({ sub: 's'.repeat(256) }), 'claim sub'],
+    ['an empty sub', () => tp.signLogoutToken({ sub: '' }), 'claim sub'],
+    ['a sid of 256 characters', () => tp.signLogoutToken({ sid: 's'.repeat(256) }), 'claim sid'],
+    ['an empty sid', () => tp.signLogoutToken({ sid: '' }), 'claim sid'],
+    ['an nbf in the future', () => tp.signLogoutToken({ nbf: now() + 600 }), 'claim nbf'],
+    ['an nbf that is not a number', () => tp.signLogoutToken({ nbf: String(now()) }), 'claim nbf'],
+    [
+      'b64 false without crit',
+      () => tp.signLogoutToken({}, { header: { b64: false } }),
+      'unsupported JWS b64 header',
+    ],
+    ['typ JWT', () => tp.signLogoutToken({}, { header: { typ: 'JWT' } }), 'header typ'],
+    ['a typ that is not a string', () => tp.signLogoutToken({}, { header: { typ: 42 } }), 'header typ'],
+    ['alg none', () => tp.signLogoutToken({}, { key: { alg: 'none' } }), 'JWS algorithm not allowed'],
     [
       'HS256 with the client secret',
       () => tp.signLogoutToken({}, { key: { alg: 'HS256', secret: tp.clients.gatehouse.clientSecret! } }),
+      'JWS algorithm not allowed',
     ],
-    ['garbage', () => 'not-a-jwt'],
-  ])('refuses a token with %s as SSO_INVALID', async (_label, make) => {
+    ['garbage', () => 'not-a-jwt', 'not a signed JWT'],
+    ['nothing', () => '', 'logout token missing or too large'],
+    ['more than 16 KiB', () => 'a'.repeat(16_385), 'logout token missing or too large'],
+    // Exactly 16 KiB is read (and refused as what it is, not for its size).
+    ['16 KiB that are not a JWT', () => 'a'.repeat(16_384), 'not a signed JWT'],
+  ])('refuses a token with %s as SSO_INVALID, for its reason', async (_label, make, reason) => {
     const error = await failure(adapter().validateLogoutToken(make()));
     expect(error.code).toBe('SSO_INVALID');
+    expect(error.message).toBe(`The OpenID provider response failed validation (${reason})`);
+  });
+
+  it('refuses a logout token that is not a string', async () => {
+    const error = await failure(adapter().validateLogoutToken(42 as unknown as string));
+    expect(error.message).toBe(
+      'The OpenID provider response failed validation (logout token missing or too large)',
+    );
+  });
+
+  it('accepts both spellings of the logout token type, and an nbf that has passed', async () => {
+    const provider = adapter();
+    for (const typ of ['logout+jwt', 'application/logout+jwt', 'Logout+JWT']) {
+      expect(
+        await provider.validateLogoutToken(tp.signLogoutToken({ sid: typ }, { header: { typ } })),
+      ).toMatchObject({
+        sid: typ,
+      });
+    }
+    expect(await provider.validateLogoutToken(tp.signLogoutToken({ nbf: now() - 10 }))).toMatchObject({
+      subject: 'alice',
+    });
+  });
+
+  it('accepts identifiers of 255 characters', async () => {
+    const long = 'x'.repeat(255);
+    expect(
+      await adapter().validateLogoutToken(tp.signLogoutToken({ sub: long, sid: long, jti: long })),
+    ).toMatchObject({
+      subject: long,
+      sid: long,
+      tokenId: long,
+    });
   });
 
   it('accepts a token signed with a key rotated in after the JWKS was cached', async () => {
@@ -623,4 +722,116 @@ describe('OpenIdClientProvider: each configurable expected algorithm, against a 
       }
     },
   );
+});
+
+describe('OpenIdClientProvider: each check of the code exchange, by its reason', () => {
+  const reason = (detail: string) => `The OpenID provider response failed validation (${detail})`;
+
+  it('refuses a request without code, nonce or redirect_uri, or with a redirect_uri that is not a URL', async () => {
+    const provider = adapter();
+    const complete = { authorizationCode: 'c', redirectUri: DEFAULT_REDIRECT_URI, nonce: 'n' };
+    for (const missing of ['authorizationCode', 'redirectUri', 'nonce'] as const) {
+      const error = await failure(provider.exchangeCode({ ...complete, [missing]: '' }));
+      expect(error.message).toBe(reason('code, nonce and redirect_uri are required'));
+    }
+    const error = await failure(provider.exchangeCode({ ...complete, redirectUri: 'not a url' }));
+    expect(error.message).toBe(reason('redirect_uri is not a URL'));
+    // Refused before anything was asked of the provider.
+    expect(provider.isDiscovered()).toBe(false);
+  });
+
+  it.each<[string, (c: Record<string, unknown>) => Record<string, unknown>, string]>([
+    ['a sub of 256 characters', (c) => ({ ...c, sub: 's'.repeat(256) }), 'claim sub'],
+    ['a sid of 256 characters', (c) => ({ ...c, sid: 's'.repeat(256) }), 'claim sid'],
+    ['an empty sid', (c) => ({ ...c, sid: '' }), 'claim sid'],
+  ])('refuses an ID token with %s, for its reason', async (_label, change, detail) => {
+    const error = await failure(login(adapter({ fetch: resignIdToken(change) })));
+    expect(error.message).toBe(reason(detail));
+  });
+
+  it('refuses an ID token typed as another kind of token, accepts one typed as a JWT', async () => {
+    for (const typ of ['logout+jwt', 'at+jwt', 42]) {
+      const error = await failure(login(adapter({ fetch: resignIdToken((c) => c, tp.signingKey, { typ }) })));
+      expect(error.message).toBe(reason('header typ'));
+    }
+    for (const typ of ['JWT', 'application/jwt', 'jwt']) {
+      expect((await login(adapter({ fetch: resignIdToken((c) => c, tp.signingKey, { typ }) }))).subject).toBe(
+        'alice',
+      );
+    }
+  });
+
+  it('refuses an ID token whose azp names another client', async () => {
+    const error = await failure(
+      login(adapter({ fetch: resignIdToken((c) => ({ ...c, azp: 'other-app' })) })),
+    );
+    expect(error.message).toBe(reason('claim azp'));
+    expect(
+      (await login(adapter({ fetch: resignIdToken((c) => ({ ...c, azp: tp.clients.gatehouse.clientId })) })))
+        .subject,
+    ).toBe('alice');
+  });
+
+  it('gives no sid when the ID token has none', async () => {
+    const result = await login(adapter({ fetch: resignIdToken(({ sid: _sid, ...c }) => c) }));
+    expect(result.subject).toBe('alice');
+    expect(Object.keys(result)).not.toContain('sid');
+  });
+
+  it('refetches the JWKS for an unknown kid from the token endpoint even within the cool-down', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const provider = adapter();
+      await login(provider);
+      // An unknown kid in a logout token refetches the JWKS and starts the cool-down (the clock stands still).
+      const foreign = tp.signLogoutToken({}, { key: generateSigningKey('RS256') });
+      expect((await failure(provider.validateLogoutToken(foreign))).message).toBe(
+        reason('no provider key matches the JWS'),
+      );
+      await tp.rotateKeys();
+      // A logout token under the new key waits for the cool-down; an ID token from the token endpoint does not.
+      expect((await failure(provider.validateLogoutToken(tp.signLogoutToken()))).message).toBe(
+        reason('no provider key matches the JWS'),
+      );
+      expect((await login(provider)).subject).toBe('alice');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('OpenIdClientProvider: the time checks at their bounds (30 s tolerance, 120 s logout token age)', () => {
+  const NOW_S = 2_000_000_000;
+  const reason = (detail: string) => `The OpenID provider response failed validation (${detail})`;
+  const logoutToken = (claims: Record<string, unknown>) =>
+    tp.signLogoutToken({ iat: NOW_S, exp: NOW_S + 120, ...claims });
+
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW_S * 1000);
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  it.each<[string, Record<string, unknown>, string | null]>([
+    ['an iat 30 s ahead', { iat: NOW_S + 30 }, null],
+    ['an iat 31 s ahead', { iat: NOW_S + 31 }, 'claim iat in the future'],
+    ['an iat 120 s old', { iat: NOW_S - 120, exp: NOW_S + 60 }, null],
+    ['an iat 121 s old', { iat: NOW_S - 121, exp: NOW_S + 60 }, 'claim iat too old'],
+    ['an exp 29 s past', { iat: NOW_S - 60, exp: NOW_S - 29 }, null],
+    ['an exp 30 s past', { iat: NOW_S - 60, exp: NOW_S - 30 }, 'claim exp'],
+    ['an nbf 30 s ahead', { nbf: NOW_S + 30 }, null],
+    ['an nbf 31 s ahead', { nbf: NOW_S + 31 }, 'claim nbf'],
+  ])('a logout token with %s', async (_label, claims, refusal) => {
+    const answer = adapter().validateLogoutToken(logoutToken(claims));
+    if (refusal === null) expect((await answer).subject).toBe('alice');
+    else expect((await failure(answer)).message).toBe(reason(refusal));
+  });
+
+  it('accepts an ID token issued 30 s ahead, refuses one 31 s ahead', async () => {
+    const at = (iat: number) => adapter({ fetch: resignIdToken((c) => ({ ...c, iat })) });
+    expect((await login(at(NOW_S + 30))).subject).toBe('alice');
+    expect((await failure(login(at(NOW_S + 31)))).message).toBe(reason('claim iat in the future'));
+  });
 });

@@ -25,6 +25,11 @@ describe('JwksVerifier: every algorithm it accepts, signed and verified', () => 
     ).toBe('JWS signature verification failed');
   });
 
+  it('cannot be built to expect an algorithm it does not verify', () => {
+    for (const algorithm of ['HS256', 'none', 'toString', ''])
+      expect(() => verifierOf([], algorithm)).toThrow(`JWS algorithm ${algorithm} is not supported`);
+  });
+
   it('uses a key without kid, alg, use or key_ops for a JWS without kid', async () => {
     const key = testKey('ES256');
     await expect(verifierOf([key.jwk], 'ES256').verify(signJws(key))).resolves.toHaveProperty(
