@@ -8,11 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Playground, startPlayground } from '../../scripts/dev-sso/playground.js';
 import { launchChromium } from '../support/chromium.js';
 
+// One browser for the file (its launch is the slow part); each test has a context of its own.
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 // The browser flow on each transport that can serve the API (issue 12).
 for (const transport of ['koa', 'fastify'] as const) {
   describe(`SSO playground portal in headless Chromium [${transport === 'koa' ? 'pglite' : 'fastify'}]`, () => {
     let playground: Playground;
-    let browser: Browser;
 
     beforeAll(async () => {
       playground = await startPlayground({
@@ -20,11 +28,9 @@ for (const transport of ['koa', 'fastify'] as const) {
         logLevel: 'silent',
         env: { HTTP_TRANSPORT: transport },
       });
-      browser = await launchChromium();
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
       await playground?.close();
     });
 
