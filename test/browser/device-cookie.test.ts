@@ -14,10 +14,18 @@ import { seedUser, startTestServer, TestClient, type TestServer } from '../suppo
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
 
+// One browser for the file (its launch is the slow part); each test has a context of its own.
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 for (const target of TRANSPORT_TARGETS) {
   describe(`the device cookie under __Host-sessionid in headless Chromium [${target}]`, () => {
     let server: TestServer;
-    let browser: Browser;
     let origin: string;
 
     beforeAll(async () => {
@@ -28,11 +36,9 @@ for (const target of TRANSPORT_TARGETS) {
       await seedUser(server, { username: 'amy', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
       // `localhost`, not 127.0.0.1: the name Chromium treats as a secure context for cookies.
       origin = `http://localhost:${new URL(server.url).port}`;
-      browser = await launchChromium();
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
       await server?.close();
     });
 

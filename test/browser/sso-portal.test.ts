@@ -21,11 +21,19 @@ const sessionStatus = (page: Page) =>
 
 const textOf = async (page: Page, selector: string) => (await page.textContent(selector)) ?? '';
 
+// One browser for the file (its launch is the slow part); each test has a context of its own.
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 // The browser flow on each transport that can serve the API (issue 12).
 for (const transport of ['koa', 'fastify'] as const) {
   describe(`SSO playground portal with two customers' providers in headless Chromium [${transport === 'koa' ? 'pglite' : 'fastify'}]`, () => {
     let playground: Playground;
-    let browser: Browser;
     let acme: PlaygroundCustomer;
     let globex: PlaygroundCustomer;
 
@@ -37,11 +45,9 @@ for (const transport of ['koa', 'fastify'] as const) {
       });
       acme = playground.customers.acme!;
       globex = playground.customers.globex!;
-      browser = await launchChromium();
     }, 90_000);
 
     afterAll(async () => {
-      await browser?.close();
       await playground?.close();
     });
 

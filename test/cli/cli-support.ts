@@ -136,6 +136,9 @@ export async function openCliTarget(
  * `describe("<name> [pglite]")`, or `describe.skipIf(!pgEnabled)("<name> [postgres]")`. Each store
  * has a test file of its own (x.pglite.test.ts, x.postgres.test.ts calling one x.suite.ts), so the
  * two run in parallel and each file stays short: every command run pays a Node start-up.
+ * Every suite runs on PGlite; on PostgreSQL only the accounts suite, for the command's way to a
+ * server (DATABASE_URL) and its session administration there: the commands' SQL is the same on
+ * both engines, and the SQL contract suites run it on both.
  */
 export function describeCliStore(kind: StoreKind, name: string, body: () => void): void {
   describe.skipIf(kind === 'postgres' && !pgEnabled)(

@@ -8,7 +8,7 @@ import { ImportUsers } from '../../src/application/admin/import-users.js';
 import { parseImportFile } from '../../src/cli/import-file.js';
 import { TOKENS } from '../../src/composition/tokens.js';
 import { PasswordPolicy } from '../../src/domain/password/password-policy.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { POLICY_TARGETS } from '../support/databases.js';
 import { startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 /**
@@ -22,8 +22,8 @@ function django(password: string): string {
   return `pbkdf2_sha256$1000$${salt}$${pbkdf2Sync(password, salt, 1000, 32, 'sha256').toString('base64')}`;
 }
 
-for (const store of SERVICE_STORES) {
-  describe.skipIf(store === 'postgres' && !pgEnabled)(`import, then log in through HTTP [${store}]`, () => {
+for (const store of POLICY_TARGETS) {
+  describe(`import, then log in through HTTP [${store}]`, () => {
     let server: TestServer;
 
     beforeAll(async () => {

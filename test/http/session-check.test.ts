@@ -4,14 +4,14 @@
  * otherwise; never a cookie set or cleared; the same time-outs as `GET /api/v1/session/`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { POLICY_TARGETS } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const CHECK = '/api/v1/session/check/';
 
-for (const store of SERVICE_STORES) {
-  describe.skipIf(store === 'postgres' && !pgEnabled)(`forward auth: the session check [${store}]`, () => {
+for (const store of POLICY_TARGETS) {
+  describe(`forward auth: the session check [${store}]`, () => {
     let server: TestServer;
 
     beforeAll(async () => {

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nonce as newNonce, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { POLICY_TARGETS } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import {
@@ -53,8 +53,8 @@ function cookieValue(response: RawResponse): string {
   return line!.slice('sessionid='.length).split(';', 1)[0]!;
 }
 
-for (const store of SERVICE_STORES) {
-  describe.skipIf(store === 'postgres' && !pgEnabled)(`CSRF defences [${store}]`, () => {
+for (const store of POLICY_TARGETS) {
+  describe(`CSRF defences [${store}]`, () => {
     const counter = new CaseCounter(`csrf [${store}]`);
     let tp: TestProvider;
     let server: TestServer;

@@ -2,7 +2,7 @@
  * The OpenID Foundation's relying-party conformance modules that apply to a server-side code
  * exchange, rebuilt as our own tests. Each test is named after its module (the module's testName
  * in the OpenID conformance suite; docs/security.md lists every module of the plans, with why the
- * others do not apply). They run over HTTP, on both transports, against a real oidc-provider whose
+ * others do not apply). They run over HTTP (Koa), against a real oidc-provider whose
  * keys this file chooses: an RSA signing key that rotates, a second RSA key and a P-256 key.
  *
  * What oidc-provider produces itself: the authorization codes, the ID tokens (RS256 for the
@@ -18,7 +18,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { nonce, REDIRECT_URI, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
-import { openTestStore, TRANSPORT_TARGETS } from '../support/databases.js';
+import { openTestStore, type ServiceStoreKind } from '../support/databases.js';
 import {
   BACKCHANNEL_LOGOUT_EVENT,
   decodeJwtPayload,
@@ -95,7 +95,13 @@ const publicKeyWithout = (key: SigningKey, ...members: string[]) =>
 const jwksRequests = () => tp.requests.filter((r) => r.method === 'GET' && r.url.startsWith('/jwks')).length;
 const tokenRequests = () => tp.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/token'));
 
-for (const target of TRANSPORT_TARGETS) {
+/**
+ * Koa alone: the modules are about what the relying party accepts, one use case and one adapter
+ * under either transport; the SSO routes are on Fastify in sso-login-http.test.ts and openapi.test.ts.
+ */
+const TARGETS: readonly ServiceStoreKind[] = ['pglite'];
+
+for (const target of TARGETS) {
   describe(`OpenID RP conformance modules [${target}]`, () => {
     /** Expects RS256 from the `gatehouse` client (the default OIDC_ID_TOKEN_ALG). */
     let rs256: TestServer;

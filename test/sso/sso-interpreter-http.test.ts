@@ -13,7 +13,7 @@ import { InterpreterLoadError } from '../../src/adapters/openid/interpreter-load
 import { loadConfig } from '../../src/config/config.js';
 import { createGatehouse } from '../../src/gatehouse.js';
 import { ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
-import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
+import { POLICY_TARGETS } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -30,60 +30,57 @@ const ACME_ACCOUNTS = {
   'u-standard': { preferred_username: 'ann', groups: ['g1'] },
 };
 
-for (const store of SERVICE_STORES) {
-  describe.skipIf(store === 'postgres' && !pgEnabled)(
-    `SSO login with a customer interpreter package (SSO_TOKEN_INTERPRETER) [${store}]`,
-    () => {
-      let tp: TestProvider;
-      let server: TestServer;
+for (const store of POLICY_TARGETS) {
+  describe(`SSO login with a customer interpreter package (SSO_TOKEN_INTERPRETER) [${store}]`, () => {
+    let tp: TestProvider;
+    let server: TestServer;
 
-      beforeAll(async () => {
-        tp = await startTestProvider({ accounts: ACME_ACCOUNTS });
-        server = await startTestServer({ store, env: ssoEnv(tp, { SSO_TOKEN_INTERPRETER: SPECIFIER }) });
-        await seedUser(server, { username: 'ann', userLevel: 8, tenantId: 't1', groupId: 'g1' });
-        await seedUser(server, { username: 'bob', userLevel: 8, tenantId: 't1', groupId: 'g1' });
-        await seedUser(server, { username: 'mia', userLevel: 8, tenantId: 't1', groupId: 'g1' });
-      });
+    beforeAll(async () => {
+      tp = await startTestProvider({ accounts: ACME_ACCOUNTS });
+      server = await startTestServer({ store, env: ssoEnv(tp, { SSO_TOKEN_INTERPRETER: SPECIFIER }) });
+      await seedUser(server, { username: 'ann', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+      await seedUser(server, { username: 'bob', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+      await seedUser(server, { username: 'mia', userLevel: 8, tenantId: 't1', groupId: 'g1' });
+    });
 
-      afterAll(async () => {
-        await server?.close();
-        await tp?.close();
-      });
+    afterAll(async () => {
+      await server?.close();
+      await tp?.close();
+    });
 
-      it('names the loaded interpreter at start-up', () => {
-        expect(server.logs).toContainEqual(
-          expect.objectContaining({ msg: 'single sign-on configured', interpreter: 'acme' }),
-        );
-      });
+    it('names the loaded interpreter at start-up', () => {
+      expect(server.logs).toContainEqual(
+        expect.objectContaining({ msg: 'single sign-on configured', interpreter: 'acme' }),
+      );
+    });
 
-      it('logs in from the namespaced login claim and acme_org.unit_id', async () => {
-        const client = new TestClient(server.url);
-        const response = await ssoLogin(client, tp, { accountId: 'acme|g1|ann' });
-        expect(response.status).toBe(200);
-        expect(response.body.ids).toStrictEqual({ tenant_id: 't1', group_id: 'g1' });
-        expect(response.body.profile).toMatchObject({ username: 'ann', user_level: 8 });
-        expect((await client.get('/api/v1/session/')).body.profile.username).toBe('ann');
-      });
+    it('logs in from the namespaced login claim and acme_org.unit_id', async () => {
+      const client = new TestClient(server.url);
+      const response = await ssoLogin(client, tp, { accountId: 'acme|g1|ann' });
+      expect(response.status).toBe(200);
+      expect(response.body.ids).toStrictEqual({ tenant_id: 't1', group_id: 'g1' });
+      expect(response.body.profile).toMatchObject({ username: 'ann', user_level: 8 });
+      expect((await client.get('/api/v1/session/')).body.profile.username).toBe('ann');
+    });
 
-      it('logs in from the sub pattern acme|<unit>|<login> alone', async () => {
-        const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'acme|g1|bob' });
-        expect(response.status).toBe(200);
-        expect(response.body.profile.username).toBe('bob');
-      });
+    it('logs in from the sub pattern acme|<unit>|<login> alone', async () => {
+      const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'acme|g1|bob' });
+      expect(response.status).toBe(200);
+      expect(response.body.profile.username).toBe('bob');
+    });
 
-      it("still applies the service's rules: two units is SSO_MULTI_GROUPS", async () => {
-        const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'u-multi' });
-        expect(response.status).toBe(401);
-        expect(response.body.code).toBe('SSO_MULTI_GROUPS');
-      });
+    it("still applies the service's rules: two units is SSO_MULTI_GROUPS", async () => {
+      const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'u-multi' });
+      expect(response.status).toBe(401);
+      expect(response.body.code).toBe('SSO_MULTI_GROUPS');
+    });
 
-      it('ignores the standard claims: no ACME login is SSO_INVALID_USERNAME', async () => {
-        const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'u-standard' });
-        expect(response.status).toBe(401);
-        expect(response.body.code).toBe('SSO_INVALID_USERNAME');
-      });
-    },
-  );
+    it('ignores the standard claims: no ACME login is SSO_INVALID_USERNAME', async () => {
+      const response = await ssoLogin(new TestClient(server.url), tp, { accountId: 'u-standard' });
+      expect(response.status).toBe(401);
+      expect(response.body.code).toBe('SSO_INVALID_USERNAME');
+    });
+  });
 }
 
 describe('SSO_TOKEN_INTERPRETER at start-up', () => {

@@ -1,3 +1,0 @@
-import { adminSuite } from './cli-admin.suite.js';
-
-adminSuite('postgres');

@@ -1,3 +1,0 @@
-import { auditSuite } from './cli-audit.suite.js';
-
-auditSuite('postgres');

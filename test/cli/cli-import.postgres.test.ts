@@ -1,3 +1,0 @@
-import { importSuite } from './cli-import.suite.js';
-
-importSuite('postgres');

@@ -1,3 +1,0 @@
-import { providersSuite } from './cli-providers.suite.js';
-
-providersSuite('postgres');
