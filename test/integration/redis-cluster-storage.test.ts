@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
+import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
+import { openRedis } from '../../src/adapters/redis/redis-start.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
@@ -19,7 +20,11 @@ describe('Redis Cluster storage [redis-cluster]', () => {
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    client = connectRedis({ clusterNodes: cluster.nodes, commandTimeoutMs: 2000 });
+    // As the service starts: commands are not queued before the connection is up.
+    client = await openRedis(
+      { clusterNodes: cluster.nodes, commandTimeoutMs: 2000 },
+      { variable: 'REDIS_CLUSTER_NODES' },
+    );
     client.on('error', () => undefined);
     sql = await openTestStore('pglite');
   }, 60_000);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
+import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
+import { openRedis } from '../../src/adapters/redis/redis-start.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
@@ -18,7 +19,8 @@ describe('Redis storage [redis]', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    client = connectRedis({ url: redis.url, commandTimeoutMs: 2000 });
+    // As the service starts: commands are not queued before the connection is up.
+    client = await openRedis({ url: redis.url, commandTimeoutMs: 2000 }, { variable: 'REDIS_URL' });
     sql = await openTestStore('pglite');
   });
   afterAll(async () => {
