@@ -67,6 +67,18 @@ describe('an SSO session whose provider is no longer served', () => {
     );
   });
 
+  it('without a provider status (a container given no registry), every provider is served', async () => {
+    const { container } = server.gatehouse;
+    const withoutDirectory = new SessionAuthenticator(
+      container.get(TOKENS.Store),
+      server.clock,
+      container.get(TOKENS.SessionSettings),
+      container.get(TOKENS.SessionEnding),
+    );
+    const { token, user } = await sessionOf('offboarded');
+    expect((await withoutDirectory.authenticate(token)).user.userId).toBe(user.userId);
+  });
+
   it("keeps a served provider's session and a password session", async () => {
     for (const provider of ['acme', null]) {
       const { token, user } = await sessionOf(provider);
