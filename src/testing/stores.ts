@@ -360,6 +360,19 @@ export function sessionStoreContract(options: SessionStoreContractOptions): void
       ).toEqual([]);
     });
 
+    // A store that builds its lookup from the missing values (a key or query holding "undefined")
+    // would end the sessions of a subject or sid that is that very text.
+    it('back-channel logout naming neither sid nor sub ends nothing, whatever the stored values', async () => {
+      const sessionsOf = [
+        contractSsoData({ subject: 'undefined', sid: 'undefined' }),
+        contractSsoData({ subject: 'null', sid: 'null' }),
+        contractSsoData({ subject: 'sub-a', sid: null }),
+      ].map((sso) => contractSession(alice, { method: 'sso', sso }));
+      for (const session of sessionsOf) await create(session);
+      expect(await sessions.deleteBySso(ACME, {})).toEqual([]);
+      for (const kept of sessionsOf) expect(await found(kept)).not.toBeNull();
+    });
+
     it('back-channel logout naming both sid and sub ends only a session matching both', async () => {
       const both = contractSession(alice, {
         method: 'sso',

@@ -7,6 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectedReplicasIn } from '../../src/adapters/redis/redis-replication.js';
 import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
@@ -21,7 +22,13 @@ function keptUntilItsEnd(session: StoredSession): [StoredSession, Date] {
 const ACKS = { replicas: 1, timeoutMs: 200 };
 
 async function connectedReplicas(redis: Redis): Promise<number> {
-  return Number(/connected_slaves:(\d+)/.exec(await redis.info('replication'))?.[1] ?? 0);
+  return connectedReplicasIn(await redis.info('replication'));
+}
+
+/** How many times the server has run `command` (INFO commandstats), 0 before the first. */
+async function callsOf(redis: Redis, command: string): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
 }
 
 /** Waits (by polling the master, not by time) until the replica is connected and in sync. */
@@ -97,6 +104,18 @@ describe('Redis session revocations wait for a replica [redis]', () => {
     } finally {
       replica.signal('SIGCONT');
     }
+  });
+
+  it('a repository told to wait for no replica deletes without a WAIT', async () => {
+    const sessions = new RedisSessionRepository(client, {
+      keyPrefix: 'none-asked:',
+      replicaAcks: { replicas: 0, timeoutMs: 200 },
+    });
+    const session = newSession('u1');
+    await sessions.create(...keptUntilItsEnd(session));
+    const waits = await callsOf(client, 'wait');
+    expect(await sessions.deleteByTokenHash(session.tokenHash)).toMatchObject({ handle: session.handle });
+    expect(await callsOf(client, 'wait')).toBe(waits);
   });
 
   it('a master without any replica deletes without waiting for one', async () => {

@@ -21,12 +21,16 @@ const SCRIPTS = {
       redis.call('PEXPIRE', KEYS[1], ARGV[4])
       return 1`,
   },
-  /** KEYS[1] session. Deletes it and returns {record, last-seen, tokens}, or nils when absent. */
+  /**
+   * KEYS[1] session. Deletes it and returns {record, last-seen, tokens} (tokens only on an SSO
+   * session), or nil when absent: the creation writes record and last-seen together.
+   */
   gatehouseSessionTake: {
     numberOfKeys: 1,
     lua: `
       local v = redis.call('HMGET', KEYS[1], 'r', 'l', 't')
-      if v[1] then redis.call('DEL', KEYS[1]) end
+      if not v[1] then return false end
+      redis.call('DEL', KEYS[1])
       return v`,
   },
   /**

@@ -12,6 +12,7 @@ import type { SessionStore, SessionStoreCapabilities } from '../../domain/sessio
 import { ENVIRONMENT_PROVIDER_ID } from '../../domain/sso/provider-registration.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-errors.js';
+import { connectedReplicasIn } from './redis-replication.js';
 import { type ScriptedPipeline, type ScriptedRedis, scriptedPipeline, withScripts } from './redis-scripts.js';
 
 export interface RedisSessionSettings {
@@ -24,6 +25,9 @@ export interface RedisSessionSettings {
    */
   replicaAcks?: { replicas: number; timeoutMs: number };
 }
+
+/** What the take script answers for a session it deleted: record, last-seen ms, provider tokens. */
+type TakenSession = [raw: string, lastSeen: string, tokens: string | null];
 
 /** The session record as stored (field `r`): short names, times in ms. */
 interface StoredRecord {
@@ -125,11 +129,23 @@ export class RedisSessionRepository implements SessionStore {
     return `${this.prefix}u:{${userId}}`;
   }
 
+  /** The issuer's SSO indexes share its hash slot (the hash tag): one node holds them all. */
+  private ssoIndexBase(issuer: string): string {
+    return `${this.prefix}o:{${createHash('sha256').update(issuer).digest('hex').slice(0, 32)}}`;
+  }
+
+  private subjectKey(issuer: string, subject: string): string {
+    return `${this.ssoIndexBase(issuer)}:sub:${subject}`;
+  }
+
+  private sidKey(issuer: string, sid: string): string {
+    return `${this.ssoIndexBase(issuer)}:sid:${sid}`;
+  }
+
   private ssoKeys(session: { issuer: string; subject: string; sid: string | null }): string[] {
-    const base = `${this.prefix}o:{${createHash('sha256').update(session.issuer).digest('hex').slice(0, 32)}}`;
     return [
-      `${base}:sub:${session.subject}`,
-      ...(session.sid !== null ? [`${base}:sid:${session.sid}`] : []),
+      this.subjectKey(session.issuer, session.subject),
+      ...(session.sid !== null ? [this.sidKey(session.issuer, session.sid)] : []),
     ];
   }
 
@@ -220,25 +236,15 @@ export class RedisSessionRepository implements SessionStore {
 
   /** Deletes the session and its index entries; returns it with its tokens, or null when absent. */
   private async take(tokenHash: string): Promise<StoredSession | null> {
-    const [raw, lastSeen, tokens] = await this.takeDurably(tokenHash);
-    if (!raw || !lastSeen) return null;
+    const taken = await this.takeDurably(tokenHash);
+    if (!taken) return null;
+    const [raw, lastSeen, tokens] = taken;
     const session = sessionOf(tokenHash, raw, lastSeen);
     await this.redis.zrem(this.userKey(session.userId), indexMember(session));
-    if (session.sso) {
-      for (const key of this.ssoKeys(session.sso)) await this.redis.srem(key, tokenHash);
-    }
-    const provider = tokens ? (JSON.parse(tokens) as ProviderTokens) : null;
-    return {
-      ...session,
-      sso: session.sso
-        ? {
-            ...session.sso,
-            idToken: provider?.idToken ?? null,
-            accessTokenSealed: provider?.accessTokenSealed ?? null,
-            refreshTokenSealed: provider?.refreshTokenSealed ?? null,
-          }
-        : null,
-    };
+    if (!session.sso) return { ...session, sso: null };
+    for (const key of this.ssoKeys(session.sso)) await this.redis.srem(key, tokenHash);
+    // The creation stores an SSO session's provider tokens with it, all three fields (null kept).
+    return { ...session, sso: { ...session.sso, ...(JSON.parse(tokens as string) as ProviderTokens) } };
   }
 
   /**
@@ -248,11 +254,11 @@ export class RedisSessionRepository implements SessionStore {
    * idempotent. A node without any replica (after a failover, until one is added) has nothing to
    * fail over to, so there is nothing to wait for.
    */
-  private async takeDurably(tokenHash: string): Promise<Array<string | null>> {
+  private async takeDurably(tokenHash: string): Promise<TakenSession | null> {
     const acks = this.settings.replicaAcks;
     const key = this.sessionKey(tokenHash);
     if (!acks || acks.replicas === 0) {
-      return (await this.redis.gatehouseSessionTake(key)) as Array<string | null>;
+      return (await this.redis.gatehouseSessionTake(key)) as TakenSession | null;
     }
     // One pipeline: WAIT and INFO go to the node that deleted the key.
     const results = await execOnOneNode(this.redis, () =>
@@ -261,11 +267,10 @@ export class RedisSessionRepository implements SessionStore {
         .wait(acks.replicas, acks.timeoutMs)
         .info('replication'),
     );
-    const taken = results![0]![1] as Array<string | null>;
+    const taken = results![0]![1] as TakenSession | null;
     const acknowledged = results![1]![1] as number;
-    const replicas = Number(/connected_slaves:(\d+)/.exec(String(results![2]![1]))?.[1] ?? 0);
-    const needed = Math.min(acks.replicas, replicas);
-    if (taken[0] && acknowledged < needed) {
+    const needed = Math.min(acks.replicas, connectedReplicasIn(String(results![2]![1])));
+    if (taken && acknowledged < needed) {
       throw new Error(`session deletion confirmed by ${acknowledged} of ${needed} replicas in time`);
     }
     return taken;
@@ -292,9 +297,8 @@ export class RedisSessionRepository implements SessionStore {
     const { issuer } = origin;
     return redisCall(async () => {
       if (!by.sid && !by.subject) return [];
-      const base = this.ssoKeys({ issuer, subject: by.subject ?? '', sid: by.sid ?? null });
       // The narrower set: the sid's when given, else the subject's.
-      const setKey = by.sid ? base[1]! : base[0]!;
+      const setKey = by.sid ? this.sidKey(issuer, by.sid) : this.subjectKey(issuer, by.subject as string);
       const ended: SessionRecord[] = [];
       for (const tokenHash of await this.redis.smembers(setKey)) {
         const session = await this.findByTokenHash(tokenHash);
