@@ -87,19 +87,31 @@ describe('legacy verifications', () => {
 describe('ConcurrencyGate', () => {
   it('runs at most its limit at once, in arrival order', async () => {
     const gate = new ConcurrencyGate(2);
-    let peak = 0;
-    const order: number[] = [];
-    await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        gate.run(async () => {
-          peak = Math.max(peak, gate.active);
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          order.push(i);
-        }),
-      ),
+    const started: number[] = [];
+    const finish: Array<() => void> = [];
+    const runs = Array.from({ length: 4 }, (_, i) =>
+      gate.run(() => {
+        started.push(i);
+        return new Promise<void>((resolve) => {
+          finish[i] = resolve;
+        });
+      }),
     );
-    expect(peak).toBe(2);
-    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    // Every step of the gate is a promise: once the queued callbacks have run, it has moved.
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    await settled();
+    expect(started).toEqual([0, 1]);
+    expect(gate.active).toBe(2);
+    finish[1]!();
+    await settled();
+    expect(started).toEqual([0, 1, 2]);
+    expect(gate.active).toBe(2);
+    finish[0]!();
+    await settled();
+    expect(started).toEqual([0, 1, 2, 3]);
+    finish[2]!();
+    finish[3]!();
+    await Promise.all(runs);
     expect(gate.active).toBe(0);
   });
 });
