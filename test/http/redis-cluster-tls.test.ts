@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { createGatehouseOver } from '../../src/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
+import { dieWithTestProcess } from '../support/reaper.js';
 import { ephemeralRedisArgs, freePort } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient } from '../support/test-server.js';
 import { makeCertificates } from '../support/tls-certificates.js';
@@ -49,18 +50,20 @@ describe('SESSION_STORE=redis on a TLS Redis Cluster with a password [redis-clus
     }
     for (const port of ports) {
       children.push(
-        spawn(
-          'redis-server',
-          [
-            ...['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1'],
-            ...['--tls-cert-file', certificates.cert, '--tls-key-file', certificates.key],
-            ...['--tls-ca-cert-file', certificates.ca, '--tls-auth-clients', 'no'],
-            ...['--tls-cluster', 'yes', '--tls-replication', 'yes'],
-            ...['--requirepass', REDIS_PASSWORD, '--masterauth', REDIS_PASSWORD],
-            ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-            ...['--cluster-node-timeout', '2000', ...ephemeralRedisArgs(dir)],
-          ],
-          { stdio: 'ignore' },
+        dieWithTestProcess(
+          spawn(
+            'redis-server',
+            [
+              ...['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1'],
+              ...['--tls-cert-file', certificates.cert, '--tls-key-file', certificates.key],
+              ...['--tls-ca-cert-file', certificates.ca, '--tls-auth-clients', 'no'],
+              ...['--tls-cluster', 'yes', '--tls-replication', 'yes'],
+              ...['--requirepass', REDIS_PASSWORD, '--masterauth', REDIS_PASSWORD],
+              ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+              ...['--cluster-node-timeout', '2000', ...ephemeralRedisArgs(dir)],
+            ],
+            { stdio: 'ignore' },
+          ),
         ),
       );
     }

@@ -2,7 +2,8 @@
  * The `gatehouse` command from a checkout, as docs/operations.md tells an adopter to run it, in a
  * folder whose path holds a space and an accent:
  * - `npm run gatehouse -- help` compiles once, then only when a source is newer than dist/;
- * - `gatehouse serve` starts the service there (the entry's path was passed on percent-encoded).
+ * - `gatehouse serve` starts the service there (the entry's path was passed on percent-encoded),
+ *   and stops it on SIGTERM, exiting after it.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/project-root.js';
+import { dieWithTestProcess } from '../support/reaper.js';
 import { freePort } from '../support/redis-server.js';
 
 const run = promisify(execFile);
@@ -24,6 +26,14 @@ describe('a checkout under a path with a space and an accent', () => {
   const npmGatehouse = (...args: string[]) =>
     run('npm', ['run', '--silent', 'gatehouse', '--', ...args], { cwd: checkout, env });
   let service: ChildProcess | undefined;
+  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  let port = 0;
+  /** The status of `/readyz`, 0 when nothing answers on the port. */
+  const readyz = () =>
+    fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
 
   beforeAll(() => {
     mkdirSync(checkout, { recursive: true });
@@ -41,7 +51,15 @@ describe('a checkout under a path with a space and an accent', () => {
   });
 
   afterAll(() => {
-    service?.kill('SIGKILL');
+    // A test that failed before stopping the service: the wrapper's whole process group, which
+    // lives on while the service does, even if the wrapper is gone.
+    if (service?.pid !== undefined) {
+      try {
+        process.kill(-service.pid, 'SIGKILL');
+      } catch {
+        // Stopped already.
+      }
+    }
     rmSync(parent, { recursive: true, force: true });
   });
 
@@ -62,28 +80,42 @@ describe('a checkout under a path with a space and an accent', () => {
   }, 180_000);
 
   it('serves from there: `gatehouse serve` is ready', async () => {
-    const port = await freePort();
-    service = spawn(process.execPath, [join(checkout, 'bin/gatehouse.js'), 'serve'], {
-      cwd: checkout,
-      env: { ...env, PORT: String(port), BOOTSTRAP_ADMIN: 'false', COOKIE_SECURE: 'false' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    port = await freePort();
+    // The wrapper leads a process group of its own (its service is in it): killed whole if need be.
+    service = dieWithTestProcess(
+      spawn(process.execPath, [join(checkout, 'bin/gatehouse.js'), 'serve'], {
+        cwd: checkout,
+        env: { ...env, PORT: String(port), BOOTSTRAP_ADMIN: 'false', COOKIE_SECURE: 'false' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      }),
+      { group: true },
+    );
     let stderr = '';
     service.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    const exited = new Promise<number | null>((resolve) => service?.once('exit', resolve));
+    const wrapper = service;
+    exited = new Promise((resolve) => wrapper.once('exit', (code, signal) => resolve({ code, signal })));
+    let gone = false;
+    void exited.then(() => {
+      gone = true;
+    });
     const ready = (async () => {
-      for (;;) {
-        const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-          (response) => response.status,
-          () => 0,
-        );
-        if (status === 200) return status;
+      while (!gone) {
+        if ((await readyz()) === 200) return 200;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     })();
-    const outcome = await Promise.race([ready, exited.then((code) => `exited ${code}: ${stderr}`)]);
+    const outcome = await Promise.race([ready, exited.then((exit) => `exited ${exit.code}: ${stderr}`)]);
     expect(outcome).toBe(200);
   }, 120_000);
+
+  it('stops as a user stops it: on SIGTERM the service exits, then the wrapper', async () => {
+    service!.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    // The wrapper exits once it has seen its service exit: nothing of its process group is left.
+    expect(() => process.kill(-service!.pid!, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    expect(await readyz()).toBe(0);
+  }, 60_000);
 });

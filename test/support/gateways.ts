@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dieWithTestProcess } from './reaper.js';
 import { freePort } from './redis-server.js';
 
 export type GatewayKind = 'nginx' | 'caddy';
@@ -180,15 +181,21 @@ export async function startGateway(
       ? nginxConfig(dir, port, hostPort(gatehouseUrl), hostPort(appUrl), options.auth ?? true)
       : caddyConfig(dir, port, hostPort(gatehouseUrl), hostPort(appUrl)),
   );
-  const child =
+  // Each gateway leads a process group of its own, killed whole: nginx's workers outlive a
+  // killed master.
+  const child = dieWithTestProcess(
     kind === 'nginx'
       ? spawn('nginx', ['-c', config, '-p', dir, '-e', join(dir, 'error.log'), '-g', 'daemon off;'], {
           stdio: 'ignore',
+          detached: true,
         })
       : spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], {
           stdio: ['ignore', 'ignore', 'ignore'],
           env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },
-        });
+          detached: true,
+        }),
+    { group: true },
+  );
   const log = () => {
     try {
       return readFileSync(join(dir, 'error.log'), 'utf8').slice(-2000);
@@ -200,7 +207,11 @@ export async function startGateway(
   try {
     await waitListening(url, child, log);
   } catch (error) {
-    child.kill('SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
     throw error;
   }
   return {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
+import { dieWithTestProcess } from './reaper.js';
 import { ephemeralRedisArgs, freePort, probeRedis } from './redis-server.js';
 
 const run = promisify(execFile);
@@ -93,7 +94,15 @@ export async function startTestCluster(): Promise<TestCluster> {
       ],
       { stdio: 'ignore' },
     );
-    children.set(port, child);
+    children.set(port, dieWithTestProcess(child));
+  };
+  const killNode = async (port: number) => {
+    const child = children.get(port);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
   };
   const waitAnswering = async (port: number) => {
     const deadline = Date.now() + 10_000;
@@ -174,14 +183,7 @@ export async function startTestCluster(): Promise<TestCluster> {
     signal: (port, signal) => {
       children.get(port)?.kill(signal);
     },
-    kill: async (port) => {
-      const child = children.get(port);
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      });
-    },
+    kill: killNode,
     restart: async (port) => {
       const child = children.get(port);
       if (child && child.exitCode === null && child.signalCode === null)
@@ -192,9 +194,7 @@ export async function startTestCluster(): Promise<TestCluster> {
     waitHealthy,
     close: async () => {
       client.disconnect();
-      for (const child of children.values()) {
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await Promise.all([...children.keys()].map(killNode));
       rmSync(dir, { recursive: true, force: true });
     },
   };

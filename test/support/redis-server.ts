@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { dieWithTestProcess } from './reaper.js';
 
 /** A test's redis-server keeps nothing on disk: no snapshots, no append-only file, its own folder. */
 export function ephemeralRedisArgs(dir: string): string[] {
@@ -86,10 +87,12 @@ export async function startTestRedis(extraArgs: string[] = []): Promise<TestRedi
     ? extraArgs[extraArgs.indexOf('--requirepass') + 1]
     : undefined;
   const start = async () => {
-    child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', ...ephemeralRedisArgs(dir), ...extraArgs],
-      { stdio: 'ignore' },
+    child = dieWithTestProcess(
+      spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', ...ephemeralRedisArgs(dir), ...extraArgs],
+        { stdio: 'ignore' },
+      ),
     );
     try {
       await waitForPing(port, password);
