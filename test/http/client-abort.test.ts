@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSPORT_TARGETS } from '../support/databases.js';
 import { startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
-/** Sends the head and part of a declared body, then drops the connection. */
+/**
+ * Sends the head, waits until the server has taken the request in (its `100 Continue`: the
+ * handler is about to read the body), sends part of the declared body and drops the connection.
+ */
 async function dropMidBody(url: string, path: string): Promise<void> {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
@@ -16,11 +19,15 @@ async function dropMidBody(url: string, path: string): Promise<void> {
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
+  const goOn = new Promise<string>((resolve) =>
+    socket.once('data', (chunk) => resolve(chunk.toString('latin1'))),
+  );
   socket.write(
     `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
-      'Content-Length: 1000\r\n\r\n{"username"',
+      'Content-Length: 1000\r\nExpect: 100-continue\r\n\r\n',
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await goOn).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+  await new Promise<void>((resolve) => socket.write('{"username"', () => resolve()));
   socket.destroy();
 }
 
