@@ -18,6 +18,7 @@ import { seedUser, startTestServer, TestClient, type TestServer } from '../suppo
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
 
+// biome-ignore lint/suspicious/noExplicitAny: answers of every shape, each checked against the document
 type Json = Record<string, any>;
 type Response = Awaited<ReturnType<TestClient['request']>>;
 

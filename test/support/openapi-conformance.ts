@@ -28,6 +28,7 @@ export interface LiveResponse {
   text?: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: documents and answers of every shape, walked by pointer
 type Json = Record<string, any>;
 
 function pointer(...segments: string[]): string {

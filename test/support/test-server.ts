@@ -207,6 +207,7 @@ export class TestClient {
     method: string,
     path: string,
     options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+    // biome-ignore lint/suspicious/noExplicitAny: answers of every shape; each test's assertions read them
   ): Promise<{ status: number; headers: Headers; body: any; text: string; setCookies: string[] }> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.json !== undefined) headers['content-type'] ??= 'application/json';
@@ -227,6 +228,7 @@ export class TestClient {
       else this.cookies.set(name, value);
     }
     const text = await response.text();
+    // biome-ignore lint/suspicious/noExplicitAny: as the answer's type above
     let body: any;
     try {
       body = text ? JSON.parse(text) : undefined;
