@@ -13,6 +13,7 @@ import { DataDirInUseError, LOCK_FILE } from '../../src/adapters/sql/data-dir-lo
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.
 import type {} from '../support/global-setup.js';
+import { dieWithTestProcess } from '../support/reaper.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gatehouse-lock-'));
 
@@ -55,7 +56,9 @@ describe('the embedded database folder is held by one process', () => {
       const dir = join(root, 'reused');
       await (await openNew(dir)).close();
       // A live process that is not the holder the lock names: same pid, another start time.
-      const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      const other = dieWithTestProcess(
+        spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }),
+      );
       try {
         writeFileSync(
           join(dir, LOCK_FILE),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/project-root.js';
-import { dieWithTestProcess } from '../support/reaper.js';
+import { dieWithTestProcess, killGroup } from '../support/reaper.js';
 import { freePort } from '../support/redis-server.js';
 
 const run = promisify(execFile);
@@ -53,13 +53,7 @@ describe('a checkout under a path with a space and an accent', () => {
   afterAll(() => {
     // A test that failed before stopping the service: the wrapper's whole process group, which
     // lives on while the service does, even if the wrapper is gone.
-    if (service?.pid !== undefined) {
-      try {
-        process.kill(-service.pid, 'SIGKILL');
-      } catch {
-        // Stopped already.
-      }
-    }
+    killGroup(service);
     rmSync(parent, { recursive: true, force: true });
   });
 

@@ -29,6 +29,7 @@ import {
   interpretationRefusal,
   SsoInterpretationError as ServiceSsoInterpretationError,
 } from '../../src/domain/sso/sso-interpretation-error.js';
+import { dieWithTestProcess, killGroup } from '../support/reaper.js';
 import { freePort } from '../support/redis-server.js';
 import { TestClient } from '../support/test-server.js';
 
@@ -278,21 +279,26 @@ describe('the packages, installed from their tarballs', () => {
 
       const port = await freePort();
       serviceUrl = `http://127.0.0.1:${port}`;
-      service = spawn(
-        process.execPath,
-        [join(serviceDir, 'node_modules', SCOPE, 'gatehouse/bin/gatehouse.js'), 'serve'],
-        {
-          cwd: serviceDir,
-          env: {
-            PATH: process.env.PATH ?? '',
-            DATA_DIR: join(serviceDir, 'data'),
-            PORT: String(port),
-            LOG_LEVEL: 'warn',
-            BOOTSTRAP_ADMIN: 'false',
-            COOKIE_SECURE: 'false',
+      // The wrapper leads a process group of its own (its service is in it): killed whole if need be.
+      service = dieWithTestProcess(
+        spawn(
+          process.execPath,
+          [join(serviceDir, 'node_modules', SCOPE, 'gatehouse/bin/gatehouse.js'), 'serve'],
+          {
+            cwd: serviceDir,
+            env: {
+              PATH: process.env.PATH ?? '',
+              DATA_DIR: join(serviceDir, 'data'),
+              PORT: String(port),
+              LOG_LEVEL: 'warn',
+              BOOTSTRAP_ADMIN: 'false',
+              COOKIE_SECURE: 'false',
+            },
+            stdio: 'ignore',
+            detached: true,
           },
-          stdio: 'ignore',
-        },
+        ),
+        { group: true },
       );
       const deadline = Date.now() + 60_000;
       for (;;) {
@@ -315,11 +321,13 @@ describe('the packages, installed from their tarballs', () => {
       expect(change.status).toBe(200);
       passwords.ann = ANN_PASSWORD;
 
-      apps = spawn(process.execPath, [join(appsDir, 'apps.mjs')], {
-        cwd: appsDir,
-        env: { PATH: process.env.PATH ?? '', GATEHOUSE_URL: serviceUrl },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
+      apps = dieWithTestProcess(
+        spawn(process.execPath, [join(appsDir, 'apps.mjs')], {
+          cwd: appsDir,
+          env: { PATH: process.env.PATH ?? '', GATEHOUSE_URL: serviceUrl },
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }),
+      );
       await new Promise<void>((resolve, reject) => {
         let text = '';
         apps.stdout!.on('data', (chunk: Buffer) => {
@@ -335,7 +343,7 @@ describe('the packages, installed from their tarballs', () => {
 
     afterAll(() => {
       apps?.kill('SIGKILL');
-      service?.kill('SIGKILL');
+      killGroup(service);
     });
 
     it('keeps gatehouse-client small', () => {

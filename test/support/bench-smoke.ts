@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BenchReport } from '../../scripts/bench/run.js';
 import { projectRoot } from '../../src/config/project-root.js';
+import { dieWithTestProcess } from './reaper.js';
 
 const root = projectRoot();
 
@@ -44,6 +45,7 @@ export async function runBenchSmoke(
   const work = mkdtempSync(join(tmpdir(), 'gatehouse-bench-smoke-'));
   try {
     const output = join(work, 'bench.json');
+    // The benchmark starts services of its own: its whole process group dies with the test process.
     const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/bench.ts')], {
       cwd: root,
       env: {
@@ -56,7 +58,9 @@ export async function runBenchSmoke(
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    dieWithTestProcess(child, { group: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -47,3 +47,16 @@ export function dieWithTestProcess(child: ChildProcess, options: { group?: boole
   child.once('exit', register(options.group ? -child.pid : child.pid));
   return child;
 }
+
+/**
+ * SIGKILLs the process group `leader` leads (spawned `detached`), whatever of it is left: a
+ * wrapper's child lives on in the group after the wrapper is gone.
+ */
+export function killGroup(leader: ChildProcess | undefined): void {
+  if (leader?.pid === undefined) return;
+  try {
+    process.kill(-leader.pid, 'SIGKILL');
+  } catch {
+    // Nothing of it is left.
+  }
+}

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { projectRoot } from '../../../src/config/project-root.js';
+import { dieWithTestProcess } from '../../support/reaper.js';
 
 export const ROOT = projectRoot();
 
@@ -62,11 +63,13 @@ export async function startService(
   options: { startTimeoutMs?: number } = {},
 ): Promise<ChildService> {
   installExitHook();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/start.cts')], {
-    cwd: ROOT,
-    env: serviceEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = dieWithTestProcess(
+    spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/start.cts')], {
+      cwd: ROOT,
+      env: serviceEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   running.add(child);
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
