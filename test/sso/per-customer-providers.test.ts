@@ -12,9 +12,10 @@ import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
-import { providerSettings } from '../contract/provider-registry.contract.js';
 import { nonce, REDIRECT_URI, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { openTestPglite } from '../support/databases.js';
+import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';
+import { registerTestProvider } from '../support/oidc/register-test-provider.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -72,28 +73,11 @@ describe("three customers' providers in one deployment, two instances", () => {
     const directory = new SqlDirectoryRepository(client);
     for (const tenant of ['t-acme', 't-globex']) await directory.addTenant(tenant, null);
     registry = new SqlProviderRegistry(client, AesTokenSealer.fromBase64(KEY, []));
-    await registry.add(
-      providerSettings('acme', {
-        issuer: acme.issuer,
-        clientId: acme.clients.gatehouse.clientId,
-        redirectUris: [ACME_URI],
-        tenants: ['t-acme'],
-        interpreter: 'acme',
-      }),
-      { clientSecret: acme.clients.gatehouse.clientSecret!, settings: { ACME_CLAIMS_NAMESPACE: 'acme' } },
-      BY_ADMIN,
-    );
-    await registry.add(
-      providerSettings('globex', {
-        issuer: globex.issuer,
-        clientId: globex.clients.gatehouse.clientId,
-        redirectUris: [GLOBEX_URI],
-        tenants: ['t-globex'],
-        interpreter: 'claims',
-        usernameClaim: 'login_name',
-        idTokenAlg: 'ES256',
-      }),
-      { clientSecret: globex.clients.gatehouse.clientSecret!, settings: {} },
+    await registerTestProvider(registry, acme, { ...ACME_REGISTRATION, redirectUris: [ACME_URI] }, BY_ADMIN);
+    await registerTestProvider(
+      registry,
+      globex,
+      { ...GLOBEX_REGISTRATION, redirectUris: [GLOBEX_URI] },
       BY_ADMIN,
     );
     env = ssoEnv(environment, {
@@ -315,14 +299,10 @@ describe("three customers' providers in one deployment, two instances", () => {
     // A database of its own: a start-up that fails closes the database it was given.
     const own = await openTestPglite();
     await new SqlDirectoryRepository(own).addTenant('t-globex', null);
-    await new SqlProviderRegistry(own, AesTokenSealer.fromBase64(KEY, [])).add(
-      providerSettings('globex', {
-        issuer: globex.issuer,
-        clientId: globex.clients.gatehouse.clientId,
-        redirectUris: [GLOBEX_URI],
-        tenants: ['t-globex'],
-      }),
-      { clientSecret: globex.clients.gatehouse.clientSecret!, settings: {} },
+    await registerTestProvider(
+      new SqlProviderRegistry(own, AesTokenSealer.fromBase64(KEY, [])),
+      globex,
+      { id: 'globex', redirectUris: [GLOBEX_URI], tenants: ['t-globex'] },
       BY_ADMIN,
     );
     await expect(
