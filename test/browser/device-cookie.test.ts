@@ -5,23 +5,16 @@
  * browser had no proof and anyone could keep the account blocked. Chromium treats http://localhost
  * as a secure context, so it keeps `Secure` and prefixed cookies from the plain-http test server.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumForThisFile } from '../support/chromium.js';
 import { TRANSPORT_TARGETS } from '../support/databases.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
 
-// One browser for the file (its launch is the slow part); each test has a context of its own.
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = chromiumForThisFile();
 
 for (const target of TRANSPORT_TARGETS) {
   describe(`the device cookie under __Host-sessionid in headless Chromium [${target}]`, () => {
@@ -60,8 +53,7 @@ for (const target of TRANSPORT_TARGETS) {
     it('stores the device cookie, sends it back to the login path, and lets the user in while blocked', {
       timeout: 60_000,
     }, async () => {
-      const context = await browser.newContext();
-      try {
+      await browser.inNewContext(async (context) => {
         const page = await context.newPage();
         // A portal page on the service's origin (the API's own answers forbid scripts by CSP).
         await page.route(`${origin}/portal/`, (route) =>
@@ -105,9 +97,7 @@ for (const target of TRANSPORT_TARGETS) {
         expect(await login(page, PASSWORD)).toBe(200);
         await expect.poll(() => sent.length).toBe(1);
         expect(sent[0]).toMatch(/(^|; )__Secure-sessionid_device=[^;]+/);
-      } finally {
-        await context.close();
-      }
+      });
     });
   });
 }

@@ -6,14 +6,14 @@
  * the provider) and shows ids, profile and the session list naming the provider; logout ends the
  * session. One customer's provider cannot log in the other customer's user.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Playground,
   type PlaygroundCustomer,
   startPlayground,
 } from '../../scripts/dev-sso/playground.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumForThisFile } from '../support/chromium.js';
 
 /** GET /api/v1/session/ from the page, with the browser's own cookies, through the portal. */
 const sessionStatus = (page: Page) =>
@@ -21,14 +21,7 @@ const sessionStatus = (page: Page) =>
 
 const textOf = async (page: Page, selector: string) => (await page.textContent(selector)) ?? '';
 
-// One browser for the file (its launch is the slow part); each test has a context of its own.
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = chromiumForThisFile();
 
 // The browser flow on each transport that can serve the API (issue 12).
 for (const transport of ['koa', 'fastify'] as const) {
@@ -125,22 +118,18 @@ for (const transport of ['koa', 'fastify'] as const) {
     }
 
     it('offers one login button per customer', { timeout: 30_000 }, async () => {
-      const context = await browser.newContext();
-      try {
+      await browser.inNewContext(async (context) => {
         const page = await openPortal(context);
         expect(
           await page.$$eval('#signin-buttons button', (buttons) => buttons.map((b) => b.textContent)),
         ).toEqual(['Log in with Acme', 'Log in with Globex']);
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it("logs Acme's user in through Acme's provider and Globex's through Globex's, each in its own tenant, the session list naming the provider", {
       timeout: 90_000,
     }, async () => {
-      const context = await browser.newContext();
-      try {
+      await browser.inNewContext(async (context) => {
         const page = await openPortal(context);
 
         // Acme: its own issuer, its own redirect URI, its own interpreter (the example package).
@@ -196,16 +185,13 @@ for (const transport of ['koa', 'fastify'] as const) {
 
         await page.click('#check-session');
         await expect.poll(() => page.getAttribute('#session-status', 'data-status')).toBe('401');
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it("refuses Globex's user vouched for by Acme's provider: Acme logs in only Acme's tenant", {
       timeout: 60_000,
     }, async () => {
-      const context = await browser.newContext();
-      try {
+      await browser.inNewContext(async (context) => {
         const page = await openPortal(context);
         // Acme's provider asserts bob of group g-globex: username and group match Globex's bob.
         await logInWith(page, acme, 'bob');
@@ -225,9 +211,7 @@ for (const transport of ['koa', 'fastify'] as const) {
             username: 'bob',
           }),
         );
-      } finally {
-        await context.close();
-      }
+      });
     });
   });
 }

@@ -20,6 +20,21 @@ export function providersSuite(kind: StoreKind): void {
     let env: Record<string, string>;
     const gatehouse = (args: string[], input?: string, extraEnv: Record<string, string> = {}) =>
       runGatehouse(args, { env: { ...env, ...extraEnv }, ...(input === undefined ? {} : { input }) });
+    /** The arguments of adding provider "initech" for the tenant t-other at `redirectUri`, then `more`. */
+    const addInitech = (redirectUri: string, ...more: string[]) => [
+      'provider',
+      'add',
+      'initech',
+      '--issuer',
+      idp.issuer,
+      '--client-id',
+      'x',
+      '--redirect-uri',
+      redirectUri,
+      '--tenant',
+      't-other',
+      ...more,
+    ];
 
     beforeAll(async () => {
       [target, idp] = await Promise.all([openCliTarget(kind), startTestProvider()]);
@@ -87,20 +102,7 @@ export function providersSuite(kind: StoreKind): void {
 
     it('refuses a duplicate redirect URI, an interpreter the deployment does not allow, and a missing key, naming each', async () => {
       const duplicate = await gatehouse(
-        [
-          'provider',
-          'add',
-          'initech',
-          '--issuer',
-          idp.issuer,
-          '--client-id',
-          'x',
-          '--redirect-uri',
-          'https://portal.example/globex/cb',
-          '--tenant',
-          't-other',
-          '--client-secret-stdin',
-        ],
+        addInitech('https://portal.example/globex/cb', '--client-secret-stdin'),
         's\n',
       );
       expect(duplicate.code).toBe(1);
@@ -109,22 +111,7 @@ export function providersSuite(kind: StoreKind): void {
       );
 
       const interpreter = await gatehouse(
-        [
-          'provider',
-          'add',
-          'initech',
-          '--issuer',
-          idp.issuer,
-          '--client-id',
-          'x',
-          '--redirect-uri',
-          'https://portal.example/initech/cb',
-          '--tenant',
-          't-other',
-          '--interpreter',
-          'evil',
-          '--client-secret-stdin',
-        ],
+        addInitech('https://portal.example/initech/cb', '--interpreter', 'evil', '--client-secret-stdin'),
         's\n',
       );
       expect(interpreter.code).toBe(1);
@@ -133,39 +120,14 @@ export function providersSuite(kind: StoreKind): void {
       );
 
       const noKey = await gatehouse(
-        [
-          'provider',
-          'add',
-          'initech',
-          '--issuer',
-          idp.issuer,
-          '--client-id',
-          'x',
-          '--redirect-uri',
-          'https://portal.example/initech/cb',
-          '--tenant',
-          't-other',
-          '--client-secret-stdin',
-        ],
+        addInitech('https://portal.example/initech/cb', '--client-secret-stdin'),
         's\n',
         { TOKEN_ENCRYPTION_KEY: '' },
       );
       expect(noKey.code).toBe(1);
       expect(noKey.stderr).toContain('TOKEN_ENCRYPTION_KEY');
 
-      const noSecret = await gatehouse([
-        'provider',
-        'add',
-        'initech',
-        '--issuer',
-        idp.issuer,
-        '--client-id',
-        'x',
-        '--redirect-uri',
-        'https://portal.example/initech/cb',
-        '--tenant',
-        't-other',
-      ]);
+      const noSecret = await gatehouse(addInitech('https://portal.example/initech/cb'));
       expect(noSecret.code).toBe(2);
       expect(noSecret.stderr).toContain('--client-secret-stdin or --private-key-jwk-stdin is required');
       expect((await gatehouse(['provider', 'list'])).stdout).toContain('1 provider\n');

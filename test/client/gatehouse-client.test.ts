@@ -14,9 +14,9 @@ import { gatehouseSession as expressSession } from '../../src/client/express.js'
 import { gatehouseSession as fastifySession } from '../../src/client/fastify.js';
 import { createSessionCheck } from '../../src/client/index.js';
 import { gatehouseSession as koaSession } from '../../src/client/koa.js';
+import { ANN, ANN_IDENTITY, FRESH, PASSWORD, ZOE } from '../support/identity-users.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
-const PASSWORD = 'correct horse battery staple';
 const PORTAL = 'https://portal.example.com';
 
 type App = { url: string; close(): Promise<void> };
@@ -73,15 +73,9 @@ for (const [framework, start] of Object.entries(APPS)) {
 
     beforeAll(async () => {
       gatehouse = await startTestServer();
-      await seedUser(gatehouse, {
-        username: 'ann',
-        password: PASSWORD,
-        tenantId: 't1',
-        groupId: 'g1',
-        userId: 'u-ann',
-      });
-      await seedUser(gatehouse, { username: 'zoë', password: PASSWORD, userId: 'u-zoe' });
-      await seedUser(gatehouse, { username: 'fresh', password: PASSWORD, mustChangePassword: true });
+      await seedUser(gatehouse, ANN);
+      await seedUser(gatehouse, ZOE);
+      await seedUser(gatehouse, FRESH);
       app = await start(gatehouse.url);
     });
     afterAll(async () => {
@@ -109,13 +103,7 @@ for (const [framework, start] of Object.entries(APPS)) {
     it('answers 200 with the user of a live session', async () => {
       const response = await me(await cookieOf('ann'));
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({
-        userId: 'u-ann',
-        username: 'ann',
-        userLevel: 0,
-        tenantId: 't1',
-        groupId: 'g1',
-      });
+      expect(response.body).toEqual(ANN_IDENTITY);
       const zoe = await me(await cookieOf('zoë'));
       expect(zoe.body).toEqual({ userId: 'u-zoe', username: 'zoë', userLevel: 0 });
     });

@@ -9,8 +9,8 @@ import type { SessionLookup } from '../../src/domain/session/session-lookup.port
 import type { SessionStore } from '../../src/domain/session/session-store.port.js';
 import type { User } from '../../src/domain/user/user.js';
 import type { DirectoryRepository, UserRepository } from '../../src/domain/user/user-repository.port.js';
-import { contractSsoData } from '../../src/testing/stores.js';
-import { at, newUser, T0 } from './user-repository.contract.js';
+import { contractSession, contractSsoData } from '../../src/testing/stores.js';
+import { newUser, T0 } from './user-repository.contract.js';
 
 export interface StoreWithSessions extends SessionLookup {
   sessions: SessionStore;
@@ -19,28 +19,13 @@ export interface StoreWithSessions extends SessionLookup {
   close(): Promise<void>;
 }
 
-const HOUR_S = 3600;
-
 function hex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
 }
 
-/** A password session created at `createdAt`, last seen then, expiring 12 h later. */
+/** `contractSession`: a password session, created at this suite's fixed T0 unless `createdAt` is given. */
 export function newSession(userId: string, overrides: Partial<StoredSession> = {}): StoredSession {
-  const createdAt = overrides.createdAt ?? T0;
-  return {
-    tokenHash: hex(32),
-    handle: hex(16),
-    userId,
-    method: 'password',
-    createdAt,
-    lastSeenAt: createdAt,
-    expiresAt: at(12 * HOUR_S, createdAt),
-    clientAddress: '192.0.2.10',
-    userAgent: 'Mozilla/5.0 (contract test)',
-    sso: null,
-    ...overrides,
-  };
+  return contractSession(userId, { createdAt: T0, ...overrides });
 }
 
 /** The store's session port, creating each session with its keep-until computed as the service does. */

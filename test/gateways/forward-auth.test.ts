@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '../security/support.js';
 import { TRANSPORT_TARGETS } from '../support/databases.js';
 import { type Gateway, type GatewayKind, IDENTITY_HEADERS, startGateway } from '../support/gateways.js';
+import { ANN, FRESH, PASSWORD, ZOE } from '../support/identity-users.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
-const PASSWORD = 'correct horse battery staple';
 const GATEWAYS: readonly GatewayKind[] = ['nginx', 'caddy'];
 
 /** What a CGI, WSGI, Rack or PHP application reads for a header: `HTTP_` and the name upper-cased, `-` as `_`. */
@@ -107,15 +107,9 @@ for (const target of TRANSPORT_TARGETS) {
 
       beforeAll(async () => {
         gatehouse = await startTestServer({ store: target });
-        await seedUser(gatehouse, {
-          username: 'ann',
-          password: PASSWORD,
-          tenantId: 't1',
-          groupId: 'g1',
-          userId: 'u-ann',
-        });
-        await seedUser(gatehouse, { username: 'zoë', password: PASSWORD, userId: 'u-zoe' });
-        await seedUser(gatehouse, { username: 'fresh', password: PASSWORD, mustChangePassword: true });
+        await seedUser(gatehouse, ANN);
+        await seedUser(gatehouse, ZOE);
+        await seedUser(gatehouse, FRESH);
         await seedUser(gatehouse, {
           username: LONG_NAME,
           password: PASSWORD,

@@ -5,9 +5,9 @@
  * answers 200 with an empty body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANN, PASSWORD } from '../support/identity-users.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
-const PASSWORD = 'correct horse battery staple';
 const CHECK = '/api/v1/session/check/';
 const ENVOY = '/api/v1/session/check/envoy/orders';
 
@@ -17,13 +17,7 @@ describe('forward auth: the Origin rule on the request asked about', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await seedUser(server, {
-      username: 'ann',
-      password: PASSWORD,
-      tenantId: 't1',
-      groupId: 'g1',
-      userId: 'u-ann',
-    });
+    await seedUser(server, ANN);
     const client = new TestClient(server.url);
     expect((await client.post('/api/v1/login/', { username: 'ann', password: PASSWORD })).status).toBe(200);
     cookie = `sessionid=${client.session}`;

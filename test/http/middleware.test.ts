@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgEnabled, SERVICE_STORES, type ServiceStoreKind } from '../support/databases.js';
+import { ANN, ANN_IDENTITY, FRESH, PASSWORD } from '../support/identity-users.js';
 import {
   PRODUCT_FRAMEWORKS,
   type ProductApp,
@@ -7,8 +8,6 @@ import {
   startProductApp,
 } from '../support/product-apps.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 type Response = Awaited<ReturnType<TestClient['request']>>;
 
@@ -37,20 +36,8 @@ for (const [framework, store] of CASES) {
 
       beforeAll(async () => {
         server = await startTestServer({ store });
-        await seedUser(server, {
-          username: 'ann',
-          password: PASSWORD,
-          tenantId: 't1',
-          groupId: 'g1',
-          userId: 'u-ann',
-        });
-        await seedUser(server, {
-          username: 'fresh',
-          password: PASSWORD,
-          tenantId: 't1',
-          groupId: 'g1',
-          mustChangePassword: true,
-        });
+        await seedUser(server, ANN);
+        await seedUser(server, { ...FRESH, tenantId: 't1', groupId: 'g1' });
         await seedUser(server, { username: 'solo', password: PASSWORD, userId: 'u-solo', userLevel: 8 });
 
         // A product team's own service, mounting Gatehouse's guard on its routes.
@@ -75,13 +62,7 @@ for (const [framework, store] of CASES) {
         const response = await client.get('/api/v1/things');
         expect(response.status).toBe(200);
         // The handler sent the guard's object as it is: no hash, no stored record, no session.
-        expect(response.body).toEqual({
-          userId: 'u-ann',
-          username: 'ann',
-          userLevel: 0,
-          tenantId: 't1',
-          groupId: 'g1',
-        });
+        expect(response.body).toEqual(ANN_IDENTITY);
         expect(response.text).not.toMatch(/argon2|passwordHash/);
       });
 

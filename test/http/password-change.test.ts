@@ -1,18 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
+import { expectProblem } from '../support/expect-problem.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
-
-type Response = Awaited<ReturnType<TestClient['request']>>;
-
-function expectProblem(response: Response, status: number, code: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: 'about:blank', status, code });
-  expect(response.body.request_id).toBe(response.headers.get('x-request-id'));
-}
 
 let seq = 0;
 

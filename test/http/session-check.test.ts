@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLICY_TARGETS } from '../support/databases.js';
+import { ANN, FRESH, PASSWORD, ZOE } from '../support/identity-users.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
-const PASSWORD = 'correct horse battery staple';
 const CHECK = '/api/v1/session/check/';
 
 for (const store of POLICY_TARGETS) {
@@ -16,21 +16,9 @@ for (const store of POLICY_TARGETS) {
 
     beforeAll(async () => {
       server = await startTestServer({ store });
-      await seedUser(server, {
-        username: 'ann',
-        password: PASSWORD,
-        tenantId: 't1',
-        groupId: 'g1',
-        userId: 'u-ann',
-      });
-      await seedUser(server, { username: 'zoë', password: PASSWORD, userId: 'u-zoe' });
-      await seedUser(server, {
-        username: 'fresh',
-        password: PASSWORD,
-        tenantId: 't1',
-        groupId: 'g1',
-        mustChangePassword: true,
-      });
+      await seedUser(server, ANN);
+      await seedUser(server, ZOE);
+      await seedUser(server, { ...FRESH, tenantId: 't1', groupId: 'g1' });
     });
     afterAll(async () => {
       await server?.close();

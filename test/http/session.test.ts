@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONE_PROCESS_STORES, pgEnabled } from '../support/databases.js';
+import { expectProblem } from '../support/expect-problem.js';
 import { storedSessionsAsText } from '../support/stored.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const TOKEN = '[A-Za-z0-9_-]{43}';
-
-type Response = Awaited<ReturnType<TestClient['request']>>;
-
-function expectProblem(response: Response, status: number, code: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: 'about:blank', status, code });
-  expect(response.body.request_id).toBe(response.headers.get('x-request-id'));
-}
 
 function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');

@@ -1,20 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
+import { expectProblem, type TestResponse } from '../support/expect-problem.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
 
-type Response = Awaited<ReturnType<TestClient['request']>>;
-
-function expectProblem(response: Response, status: number, code: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: 'about:blank', status, code });
-  expect(response.body.request_id).toBe(response.headers.get('x-request-id'));
-}
-
-function expectThrottled(response: Response, retryAfterS: number): void {
+function expectThrottled(response: TestResponse, retryAfterS: number): void {
   expectProblem(response, 429, 'TOO_MANY_ATTEMPTS');
   expect(response.headers.get('retry-after')).toBe(String(retryAfterS));
   expect(response.setCookies).toEqual([]);

@@ -12,9 +12,10 @@ import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
-import { providerSettings } from '../contract/provider-registry.contract.js';
-import { nonce, REDIRECT_URI, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
+import { nonce, REDIRECT_URI, type SsoLoginOptions, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { openTestPglite } from '../support/databases.js';
+import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';
+import { registerTestProvider } from '../support/oidc/register-test-provider.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -28,6 +29,14 @@ const sessionCookie = (response: { setCookies: string[] }) =>
 
 const sessionStatus = async (server: TestServer, cookie: string) =>
   (await new TestClient(server.url).get('/api/v1/session/', { cookie })).status;
+
+/** What a request answered, as far as a refusal goes: its status and problem code. */
+const statusAndCode = (response: { status: number; body?: { code?: unknown } | null }) => ({
+  status: response.status,
+  code: response.body?.code,
+});
+
+const auditTrail = (server: TestServer) => server.gatehouse.store.audit.listSince(new Date(0), 1000);
 
 const requestsTo = (tp: TestProvider, path: string) =>
   tp.requests.filter((request) => request.url.startsWith(path)).length;
@@ -47,6 +56,13 @@ describe("three customers' providers in one deployment, two instances", () => {
   let one: TestServer;
   let two: TestServer;
   let env: Record<string, string>;
+
+  /** An SSO login at `server` through Acme's provider, selected by Acme's redirect URI. */
+  const acmeLogin = (server: TestServer, accountId: string, options: Partial<SsoLoginOptions> = {}) =>
+    ssoLogin(new TestClient(server.url), acme, { accountId, redirectUri: ACME_URI, ...options });
+  /** An SSO login at `server` through Globex's provider, selected by Globex's redirect URI. */
+  const globexLogin = (server: TestServer, accountId: string) =>
+    ssoLogin(new TestClient(server.url), globex, { accountId, redirectUri: GLOBEX_URI });
 
   beforeAll(async () => {
     [client, environment, acme, globex] = await Promise.all([
@@ -72,28 +88,11 @@ describe("three customers' providers in one deployment, two instances", () => {
     const directory = new SqlDirectoryRepository(client);
     for (const tenant of ['t-acme', 't-globex']) await directory.addTenant(tenant, null);
     registry = new SqlProviderRegistry(client, AesTokenSealer.fromBase64(KEY, []));
-    await registry.add(
-      providerSettings('acme', {
-        issuer: acme.issuer,
-        clientId: acme.clients.gatehouse.clientId,
-        redirectUris: [ACME_URI],
-        tenants: ['t-acme'],
-        interpreter: 'acme',
-      }),
-      { clientSecret: acme.clients.gatehouse.clientSecret!, settings: { ACME_CLAIMS_NAMESPACE: 'acme' } },
-      BY_ADMIN,
-    );
-    await registry.add(
-      providerSettings('globex', {
-        issuer: globex.issuer,
-        clientId: globex.clients.gatehouse.clientId,
-        redirectUris: [GLOBEX_URI],
-        tenants: ['t-globex'],
-        interpreter: 'claims',
-        usernameClaim: 'login_name',
-        idTokenAlg: 'ES256',
-      }),
-      { clientSecret: globex.clients.gatehouse.clientSecret!, settings: {} },
+    await registerTestProvider(registry, acme, { ...ACME_REGISTRATION, redirectUris: [ACME_URI] }, BY_ADMIN);
+    await registerTestProvider(
+      registry,
+      globex,
+      { ...GLOBEX_REGISTRATION, redirectUris: [GLOBEX_URI] },
       BY_ADMIN,
     );
     env = ssoEnv(environment, {
@@ -120,8 +119,8 @@ describe("three customers' providers in one deployment, two instances", () => {
   it("serves each customer's SSO at once, each through its own provider and interpreter", async () => {
     const [ann, alice, bob] = await Promise.all([
       ssoLogin(new TestClient(one.url), environment, { accountId: 'ann-env' }),
-      ssoLogin(new TestClient(two.url), acme, { accountId: 'alice-1', redirectUri: ACME_URI }),
-      ssoLogin(new TestClient(one.url), globex, { accountId: 'bob-1', redirectUri: GLOBEX_URI }),
+      acmeLogin(two, 'alice-1'),
+      globexLogin(one, 'bob-1'),
     ]);
     expect([ann.status, alice.status, bob.status]).toEqual([200, 200, 200]);
     expect(alice.body).toMatchObject({ ids: { tenant_id: 't-acme', group_id: 'g-acme' } });
@@ -139,16 +138,13 @@ describe("three customers' providers in one deployment, two instances", () => {
   });
 
   it("refuses a user of another customer's tenant, even with matching group and username", async () => {
-    const response = await ssoLogin(new TestClient(one.url), acme, {
-      accountId: 'bob-at-acme',
-      redirectUri: ACME_URI,
-    });
-    expect({ status: response.status, code: response.body?.code }).toEqual({
+    const response = await acmeLogin(one, 'bob-at-acme');
+    expect(statusAndCode(response)).toEqual({
       status: 401,
       code: 'SSO_INVALID_GROUPID_AND_USERNAME',
     });
     expect(sessionCookie(response)).toBe('');
-    const trail = await one.gatehouse.store.audit.listSince(new Date(0), 1000);
+    const trail = await auditTrail(one);
     expect(trail).toContainEqual(
       expect.objectContaining({
         event: 'login',
@@ -170,7 +166,7 @@ describe("three customers' providers in one deployment, two instances", () => {
       authorization_code: code,
       redirect_uri: GLOBEX_URI,
     });
-    expect({ status: response.status, code: response.body?.code }).toEqual({
+    expect(statusAndCode(response)).toEqual({
       status: 401,
       code: 'SSO_REFUSED',
     });
@@ -185,7 +181,7 @@ describe("three customers' providers in one deployment, two instances", () => {
       authorization_code: 'code',
       redirect_uri: `${REDIRECT_URI}?customer=initech`,
     });
-    expect({ status: response.status, code: response.body?.code }).toEqual({
+    expect(statusAndCode(response)).toEqual({
       status: 400,
       code: 'INVALID_REQUEST',
     });
@@ -198,25 +194,19 @@ describe("three customers' providers in one deployment, two instances", () => {
       provider: 'default',
       issuer: environment.issuer,
     });
-    const response = await ssoLogin(new TestClient(two.url), acme, {
-      accountId: 'ann-acme',
-      redirectUri: ACME_URI,
-    });
-    expect({ status: response.status, code: response.body?.code }).toEqual({
+    const response = await acmeLogin(two, 'ann-acme');
+    expect(statusAndCode(response)).toEqual({
       status: 401,
       code: 'SSO_INVALID_GROUPID_AND_USERNAME',
     });
-    const trail = await one.gatehouse.store.audit.listSince(new Date(0), 1000);
+    const trail = await auditTrail(one);
     expect(trail).toContainEqual(
       expect.objectContaining({ reason: 'sso_account_mismatch', providerId: 'acme', username: 'ann' }),
     );
   });
 
   it("ends a session by back-channel logout only with its own provider's token", async () => {
-    const bob = await ssoLogin(new TestClient(one.url), globex, {
-      accountId: 'bob-1',
-      redirectUri: GLOBEX_URI,
-    });
+    const bob = await globexLogin(one, 'bob-1');
     const cookie = sessionCookie(bob);
     expect(await sessionStatus(two, cookie)).toBe(200);
     // Acme's provider names Globex's subject: a valid token of Acme's, matching nothing of Acme's.
@@ -236,9 +226,7 @@ describe("three customers' providers in one deployment, two instances", () => {
   });
 
   it('ends an SSO session at the provider it came through, and no other', async () => {
-    const alice = await ssoLogin(new TestClient(one.url), acme, {
-      accountId: 'alice-1',
-      redirectUri: ACME_URI,
+    const alice = await acmeLogin(one, 'alice-1', {
       scope: 'openid offline_access',
       extraParams: { prompt: 'consent' },
     });
@@ -257,10 +245,7 @@ describe("three customers' providers in one deployment, two instances", () => {
   });
 
   it('disabling a provider on one instance stops its logins and ends its live sessions on the other; enable restores logins', async () => {
-    const alice = await ssoLogin(new TestClient(two.url), acme, {
-      accountId: 'alice-1',
-      redirectUri: ACME_URI,
-    });
+    const alice = await acmeLogin(two, 'alice-1');
     const cookie = sessionCookie(alice);
     expect(await sessionStatus(two, cookie)).toBe(200);
     expect((await registry.setEnabled('acme', false, BY_ADMIN)).ok).toBe(true);
@@ -269,33 +254,23 @@ describe("three customers' providers in one deployment, two instances", () => {
       timeout: 10_000,
       interval: 50,
     });
-    const refused = await ssoLogin(new TestClient(one.url), acme, {
-      accountId: 'alice-1',
-      redirectUri: ACME_URI,
-    });
-    expect({ status: refused.status, code: refused.body?.code }).toEqual({
+    const refused = await acmeLogin(one, 'alice-1');
+    expect(statusAndCode(refused)).toEqual({
       status: 400,
       code: 'INVALID_REQUEST',
     });
-    const trail = await two.gatehouse.store.audit.listSince(new Date(0), 1000);
+    const trail = await auditTrail(two);
     expect(trail).toContainEqual(
       expect.objectContaining({ event: 'session_revoked', reason: 'provider_disabled', username: 'alice' }),
     );
     // Globex's customers are untouched.
-    expect(
-      (await ssoLogin(new TestClient(one.url), globex, { accountId: 'bob-1', redirectUri: GLOBEX_URI }))
-        .status,
-    ).toBe(200);
+    expect((await globexLogin(one, 'bob-1')).status).toBe(200);
 
     expect((await registry.setEnabled('acme', true, BY_ADMIN)).ok).toBe(true);
-    await vi.waitFor(
-      async () =>
-        expect(
-          (await ssoLogin(new TestClient(one.url), acme, { accountId: 'alice-1', redirectUri: ACME_URI }))
-            .status,
-        ).toBe(200),
-      { timeout: 10_000, interval: 50 },
-    );
+    await vi.waitFor(async () => expect((await acmeLogin(one, 'alice-1')).status).toBe(200), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 
   it("removing a disabled provider forgets its users' bindings", async () => {
@@ -315,14 +290,10 @@ describe("three customers' providers in one deployment, two instances", () => {
     // A database of its own: a start-up that fails closes the database it was given.
     const own = await openTestPglite();
     await new SqlDirectoryRepository(own).addTenant('t-globex', null);
-    await new SqlProviderRegistry(own, AesTokenSealer.fromBase64(KEY, [])).add(
-      providerSettings('globex', {
-        issuer: globex.issuer,
-        clientId: globex.clients.gatehouse.clientId,
-        redirectUris: [GLOBEX_URI],
-        tenants: ['t-globex'],
-      }),
-      { clientSecret: globex.clients.gatehouse.clientSecret!, settings: {} },
+    await registerTestProvider(
+      new SqlProviderRegistry(own, AesTokenSealer.fromBase64(KEY, [])),
+      globex,
+      { id: 'globex', redirectUris: [GLOBEX_URI], tenants: ['t-globex'] },
       BY_ADMIN,
     );
     await expect(

@@ -8,8 +8,9 @@ import type { SsoProviderParts } from '../../src/application/sso/sso-providers.j
 import { registeredProviderParts } from '../../src/composition/registered-provider-parts.js';
 import { loadConfig } from '../../src/config/config.js';
 import { isDomainError } from '../../src/domain/shared/domain-error.js';
-import { providerSettings } from '../contract/provider-registry.contract.js';
 import { openTestPglite } from '../support/databases.js';
+import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';
+import { registerTestProvider } from '../support/oidc/register-test-provider.js';
 import { DEFAULT_REDIRECT_URI, startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 
 const BY_ADMIN = { now: new Date('2026-03-01T00:00:00Z'), actor: 'administrator' } as const;
@@ -42,30 +43,16 @@ describe('registered providers become their own adapters', () => {
     await tenants.addTenant('t-acme', null);
     await tenants.addTenant('t-globex', null);
     const registry = new SqlProviderRegistry(client, AesTokenSealer.random());
-    const { gatehouse: acmeClient } = acme.clients;
-    const { gatehouse: globexClient } = globex.clients;
-    await registry.add(
-      providerSettings('acme', {
-        issuer: acme.issuer,
-        clientId: acmeClient.clientId,
-        redirectUris: [`${DEFAULT_REDIRECT_URI}?customer=acme`],
-        tenants: ['t-acme'],
-        interpreter: 'acme',
-      }),
-      { clientSecret: acmeClient.clientSecret!, settings: { ACME_CLAIMS_NAMESPACE: 'acme' } },
+    await registerTestProvider(
+      registry,
+      acme,
+      { ...ACME_REGISTRATION, redirectUris: [`${DEFAULT_REDIRECT_URI}?customer=acme`] },
       BY_ADMIN,
     );
-    await registry.add(
-      providerSettings('globex', {
-        issuer: globex.issuer,
-        clientId: globexClient.clientId,
-        redirectUris: [DEFAULT_REDIRECT_URI],
-        tenants: ['t-globex'],
-        interpreter: 'claims',
-        usernameClaim: 'login_name',
-        idTokenAlg: 'ES256',
-      }),
-      { clientSecret: globexClient.clientSecret!, settings: {} },
+    await registerTestProvider(
+      registry,
+      globex,
+      { ...GLOBEX_REGISTRATION, redirectUris: [DEFAULT_REDIRECT_URI] },
       BY_ADMIN,
     );
     const config = loadConfig({

@@ -9,10 +9,11 @@ import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { tokenBinding } from '../../src/domain/sso/token-sealer.port.js';
-import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
+import { type ProviderTap, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
-import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
-import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+import type { TestProvider } from '../support/oidc/test-provider.js';
+import { startTappedSsoServer } from '../support/tapped-sso-server.js';
+import { seedUser, TestClient, type TestServer } from '../support/test-server.js';
 
 const ACCOUNTS = {
   gina: { preferred_username: 'gina', groups: ['g1'] },
@@ -37,16 +38,14 @@ for (const store of SERVICE_STORES) {
     const previousKey = randomBytes(32).toString('base64');
 
     beforeAll(async () => {
-      tp = await startTestProvider({ accounts: ACCOUNTS });
-      tap = new ProviderTap(() => tp.issuer);
-      server = await startTestServer({
+      ({ tp, tap, server } = await startTappedSsoServer({
+        provider: { accounts: ACCOUNTS },
         store,
-        env: ssoEnv(tp, {
+        env: {
           TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
           TOKEN_ENCRYPTION_KEYS_PREVIOUS: previousKey,
-        }),
-        oidcFetch: tap.fetch,
-      });
+        },
+      }));
       ginaId = (await seedUser(server, { username: 'gina', userLevel: 8, tenantId: 't1', groupId: 'g1' }))
         .userId;
     });

@@ -9,7 +9,7 @@ import {
   closedPort,
   jwtHeader,
   nonce,
-  ProviderTap,
+  type ProviderTap,
   REDIRECT_URI,
   ssoEnv,
   ssoLogin,
@@ -21,10 +21,10 @@ import {
   generateSigningKey,
   pkceChallenge,
   signJwt,
-  startTestProvider,
   type TestProvider,
   tamperSignature,
 } from '../support/oidc/test-provider.js';
+import { startTappedSsoServer } from '../support/tapped-sso-server.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const ACCOUNTS = {
@@ -82,12 +82,10 @@ for (const store of SERVICE_STORES) {
     let server: TestServer;
 
     beforeAll(async () => {
-      tp = await startTestProvider({
-        redirectUris: [REDIRECT_URI, UNLISTED_REDIRECT_URI],
-        accounts: ACCOUNTS,
-      });
-      tap = new ProviderTap(() => tp.issuer);
-      server = await startTestServer({ store, env: ssoEnv(tp), oidcFetch: tap.fetch });
+      ({ tp, tap, server } = await startTappedSsoServer({
+        provider: { redirectUris: [REDIRECT_URI, UNLISTED_REDIRECT_URI], accounts: ACCOUNTS },
+        store,
+      }));
       await seedDirectory(server);
     });
 

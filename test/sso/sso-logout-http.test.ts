@@ -14,6 +14,7 @@ import {
   startTestProvider,
   type TestProvider,
 } from '../support/oidc/test-provider.js';
+import { startTappedSsoServer } from '../support/tapped-sso-server.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const ACCOUNTS = {
@@ -53,13 +54,11 @@ for (const store of SERVICE_STORES) {
     let server: TestServer;
 
     beforeAll(async () => {
-      tp = await startTestProvider({ accounts: ACCOUNTS });
-      tap = new ProviderTap(() => tp.issuer);
-      server = await startTestServer({
+      ({ tp, tap, server } = await startTappedSsoServer({
+        provider: { accounts: ACCOUNTS },
         store,
-        env: ssoEnv(tp, { TOKEN_ENCRYPTION_KEY: encryptionKey }),
-        oidcFetch: tap.fetch,
-      });
+        env: { TOKEN_ENCRYPTION_KEY: encryptionKey },
+      }));
       await seedDirectory(server);
       await seedUser(server, {
         username: 'ann',

@@ -4,10 +4,11 @@
  * provider. On each session store (the Redis one keeps the provider tokens apart from the session).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
+import { type ProviderTap, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
-import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
-import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+import type { TestProvider } from '../support/oidc/test-provider.js';
+import { startTappedSsoServer } from '../support/tapped-sso-server.js';
+import { TestClient, type TestServer } from '../support/test-server.js';
 
 const PASSWORD = 'a long enough password for ann';
 const NEW_PASSWORD = 'a brand new passphrase 42';
@@ -21,16 +22,11 @@ for (const store of SERVICE_STORES) {
       let server: TestServer;
 
       beforeAll(async () => {
-        tp = await startTestProvider({ accounts: { ann: { preferred_username: 'ann', groups: ['g1'] } } });
-        tap = new ProviderTap(() => tp.issuer);
-        server = await startTestServer({ store, env: ssoEnv(tp), oidcFetch: tap.fetch });
-        await seedUser(server, {
-          username: 'ann',
-          password: PASSWORD,
-          userLevel: 8,
-          tenantId: 't1',
-          groupId: 'g1',
-        });
+        ({ tp, tap, server } = await startTappedSsoServer({
+          provider: { accounts: { ann: { preferred_username: 'ann', groups: ['g1'] } } },
+          store,
+          users: [{ username: 'ann', password: PASSWORD, userLevel: 8, tenantId: 't1', groupId: 'g1' }],
+        }));
       });
 
       afterAll(async () => {

@@ -1,4 +1,5 @@
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The Chromium installed on the machine (Debian's package), driven headless by playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,4 +24,35 @@ export function launchChromium(): Promise<Browser> {
       '--host-resolver-rules=MAP localhost 127.0.0.1',
     ],
   });
+}
+
+/** A test file's browser, there from the file's `beforeAll` on. */
+export interface FileBrowser {
+  /** Runs `use` in a context of its own (no cookies or storage from other tests), closed after it. */
+  inNewContext<T>(use: (context: BrowserContext) => Promise<T>): Promise<T>;
+}
+
+/**
+ * One browser for the whole test file (its launch is the slow part), each test in a context of its
+ * own. Call it at the top level of the file: it registers the file's `beforeAll` and `afterAll`.
+ */
+export function chromiumForThisFile(): FileBrowser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    async inNewContext(use) {
+      if (!browser) throw new Error('chromiumForThisFile: the browser is there from beforeAll on');
+      const context = await browser.newContext();
+      try {
+        return await use(context);
+      } finally {
+        await context.close();
+      }
+    },
+  };
 }

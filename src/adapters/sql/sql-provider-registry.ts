@@ -59,6 +59,24 @@ export class ProviderSecretsUnreadableError extends Error {
   }
 }
 
+/**
+ * The values of the setting columns, in the order both the insert and the update write them
+ * (`issuer` to `id_token_alg`, parameters $2 to $10): one list, so the two cannot drift apart.
+ */
+function settingValues(settings: ProviderSettings): unknown[] {
+  return [
+    settings.issuer,
+    settings.clientId,
+    settings.clientAuth,
+    settings.interpreter,
+    settings.usernameClaim ?? null,
+    settings.groupClaim ?? null,
+    settings.levels,
+    settings.requirePkce,
+    settings.idTokenAlg,
+  ];
+}
+
 /** The options a change names: a key present with `undefined` changes nothing. */
 function givenOnly<T extends object>(change: T): Partial<T> {
   return Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)) as Partial<T>;
@@ -89,21 +107,7 @@ export class SqlProviderRegistry implements ProviderRegistry {
         `INSERT INTO sso_providers (id, issuer, client_id, client_auth, interpreter, username_claim, group_claim,
            levels, require_pkce, id_token_alg, enabled, sealed_secrets, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
-        [
-          settings.id,
-          settings.issuer,
-          settings.clientId,
-          settings.clientAuth,
-          settings.interpreter,
-          settings.usernameClaim ?? null,
-          settings.groupClaim ?? null,
-          settings.levels,
-          settings.requirePkce,
-          settings.idTokenAlg,
-          settings.enabled,
-          this.seal(settings.id, secrets),
-          now,
-        ],
+        [settings.id, ...settingValues(settings), settings.enabled, this.seal(settings.id, secrets), now],
       );
       await this.writeLists(tx, settings.id, settings.redirectUris, settings.tenants);
       return this.load(tx, settings.id);
@@ -133,20 +137,7 @@ export class SqlProviderRegistry implements ProviderRegistry {
            username_claim = $6, group_claim = $7, levels = $8, require_pkce = $9, id_token_alg = $10,
            sealed_secrets = $11, updated_at = $12
          WHERE id = $1`,
-        [
-          id,
-          settings.issuer,
-          settings.clientId,
-          settings.clientAuth,
-          settings.interpreter,
-          settings.usernameClaim ?? null,
-          settings.groupClaim ?? null,
-          settings.levels,
-          settings.requirePkce,
-          settings.idTokenAlg,
-          this.seal(id, secrets),
-          now,
-        ],
+        [id, ...settingValues(settings), this.seal(id, secrets), now],
       );
       if (change.settings.redirectUris || change.settings.tenants) {
         await tx.query('DELETE FROM sso_provider_redirect_uris WHERE provider_id = $1', [id]);
