@@ -5,6 +5,8 @@
  * - `pause()`: connections stay open but no byte is forwarded either way (a stalled database,
  *   a network black hole); new connections are accepted and stall too;
  * - `restore()`: back to normal; bytes held during a pause flow on.
+ * `clientMessages(text)` counts what the client sent (held or forwarded), e.g. a ROLLBACK that a
+ * stalled connection should not be asked for.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -17,8 +19,13 @@ export interface TcpProxy {
   readonly accepted: number;
   cut(): void;
   pause(): void;
-  /** Pauses as soon as a client sends a message containing `text` (held, like everything after). */
-  pauseWhenClientSends(text: string): void;
+  /**
+   * Pauses as soon as a client sends a message containing `text` (held, like everything after);
+   * resolves then.
+   */
+  pauseWhenClientSends(text: string): Promise<void>;
+  /** Chunks containing `text` that clients have sent so far, held ones included. */
+  clientMessages(text: string): number;
   restore(): void;
   close(): Promise<void>;
 }
@@ -33,7 +40,9 @@ interface Pair {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: ProxyMode = 'open';
   let accepted = 0;
-  let trigger: Buffer | null = null;
+  let trigger: { text: Buffer; paused: () => void } | null = null;
+  /** Everything clients sent (a test's database traffic is small). */
+  const sent: Buffer[] = [];
   const pairs = new Set<Pair>();
 
   const reset = (socket: Socket) => {
@@ -63,9 +72,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('close', end);
     upstream.on('close', end);
     client.on('data', (chunk: Buffer) => {
-      if (trigger && chunk.includes(trigger)) {
+      sent.push(chunk);
+      if (trigger && chunk.includes(trigger.text)) {
+        const { paused } = trigger;
         trigger = null;
         mode = 'paused';
+        paused();
       }
       if (mode === 'paused') pair.held.toUpstream.push(chunk);
       else upstream.write(chunk);
@@ -105,7 +117,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       mode = 'paused';
     },
     pauseWhenClientSends(text: string) {
-      trigger = Buffer.from(text);
+      return new Promise<void>((paused) => {
+        trigger = { text: Buffer.from(text), paused };
+      });
+    },
+    clientMessages(text: string) {
+      return sent.filter((chunk) => chunk.includes(text)).length;
     },
     restore() {
       mode = 'open';
