@@ -9,6 +9,7 @@ import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
+import { recordRefusedAttempt } from './refused-attempt.js';
 import type { AuthenticatedSession } from './session-authenticator.js';
 import type { SessionEnding } from './session-ending.js';
 import type { SessionIssuer } from './session-issuer.js';
@@ -55,28 +56,12 @@ export class ChangePassword {
       const now = this.clock.now();
       // The attempt's places stay spent.
       const { blocked } = this.throttle.failed(ticket);
-      await this.store.transaction(async (repositories) => {
-        await repositories.audit.record(
-          auditEvent({
-            ...audited,
-            occurredAt: now,
-            event: 'password_change',
-            outcome: 'failure',
-            reason: 'current_password_mismatch',
-          }),
-        );
-        if (blocked) {
-          await repositories.audit.record(
-            auditEvent({
-              ...audited,
-              occurredAt: now,
-              event: 'login_throttled',
-              outcome: 'failure',
-              reason: 'too_many_failures',
-            }),
-          );
-        }
-      });
+      await recordRefusedAttempt(
+        this.store,
+        audited,
+        { occurredAt: now, event: 'password_change', reason: 'current_password_mismatch' },
+        blocked,
+      );
       this.events.loginFailed({
         method: 'password',
         reason: 'current_password_mismatch',

@@ -10,6 +10,7 @@ import type { Store } from '../domain/store.port.js';
 import { canonicalUsername } from '../domain/user/username.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
+import { recordRefusedAttempt } from './refused-attempt.js';
 import type { SessionEnding } from './session-ending.js';
 import type { SessionIssuer } from './session-issuer.js';
 
@@ -80,28 +81,12 @@ export class PasswordLogin {
       // The attempt's places stay spent. Unknown user, wrong password and disabled account do the
       // same work here too (ASVS 6.3.8).
       const { blocked } = this.throttle.failed(ticket);
-      await this.store.transaction(async (repositories) => {
-        await repositories.audit.record(
-          auditEvent({
-            ...audited,
-            occurredAt: now,
-            event: 'login',
-            outcome: 'failure',
-            reason: decision.reason,
-          }),
-        );
-        if (blocked) {
-          await repositories.audit.record(
-            auditEvent({
-              ...audited,
-              occurredAt: now,
-              event: 'login_throttled',
-              outcome: 'failure',
-              reason: 'too_many_failures',
-            }),
-          );
-        }
-      });
+      await recordRefusedAttempt(
+        this.store,
+        audited,
+        { occurredAt: now, event: 'login', reason: decision.reason },
+        blocked,
+      );
       this.events.loginFailed({
         method: 'password',
         reason: decision.reason,
