@@ -25,13 +25,13 @@ export class BackchannelLogout {
     if (!chosen)
       throw new DomainError('SSO_INVALID', 'The logout token names no provider this service serves.');
     const claims = await chosen.parts.provider.validateLogoutToken(logoutToken);
-    // Both when the token names both: a session must match its sid and its sub (issue 14, finding 8).
+    // Both when the token names both: a session must match its sid and its sub.
     const by = {
       ...(claims.sid ? { sid: claims.sid } : {}),
       ...(claims.subject ? { subject: claims.subject } : {}),
     };
     // The token's first use, the sessions it ends and their audit records are written together: a
-    // replay (issue 11, finding 10) is refused, and a failure leaves the token usable again.
+    // replay is refused, and a failure leaves the token usable again.
     const ended = await this.ending.unit(async (repositories, end) => {
       const now = this.clock.now();
       if (

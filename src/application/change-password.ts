@@ -41,7 +41,7 @@ export class ChangePassword {
   ): Promise<LoginResult> {
     const { user } = current;
     const keys = LoginThrottle.keys(user.username, input.client.clientAddress);
-    // Reserved before the current password is verified, as for a login (issue 11, finding 1).
+    // Reserved before the current password is verified, as for a login.
     const ticket = await this.throttle.reserve(keys, this.clock.now());
 
     const { verified } = await verifyPassword(this.hasher, user.passwordHash, input.oldPassword);
@@ -88,8 +88,8 @@ export class ChangePassword {
     const issued = await this.ending.unit(async (repositories, end) => {
       const now = this.clock.now();
       await this.throttle.succeeded(ticket, repositories.throttle);
-      // Compare-and-set on the password this caller verified (issue 14, finding 5): of two
-      // changes racing with the same current password exactly one wins; the other changes nothing.
+      // Compare-and-set on the password this caller verified: of two changes racing with the same
+      // current password exactly one wins; the other changes nothing.
       const changed = await repositories.users.setPassword(user.userId, hash, {
         mustChange: false,
         now,
@@ -98,7 +98,7 @@ export class ChangePassword {
       if (!changed) throw currentPasswordMismatch();
       // This session is replaced by a new id (rotated; the password_change record names the new
       // one). If it is gone, it was revoked while the hash was computed (or ended by a concurrent
-      // change): no new cookie for it (finding 7).
+      // change): no new cookie for it.
       const replaced = await end.one(current.tokenHash, { reason: 'password_changed', audited: false });
       if (!replaced) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
       const updated = await repositories.users.findByUserId(user.userId);

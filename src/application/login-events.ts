@@ -27,8 +27,8 @@ export interface LoginEvents {
    */
   loginThrottled?(event: { method: 'password'; operation: 'login' | 'password_change' }): void;
   /**
-   * A request carried more than one live session cookie, so none was used (issue 14, finding 2):
-   * a sign of a cookie planted from a sibling domain. Optional, like `loginThrottled`.
+   * A request carried more than one live session cookie, so none was used: a sign of a cookie
+   * planted from a sibling domain. Optional, like `loginThrottled`.
    */
   sessionCookiesAmbiguous?(event: { live: number; presented: number }): void;
 }

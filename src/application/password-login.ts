@@ -54,9 +54,9 @@ export class PasswordLogin {
     const deviceId = await this.recognisedDevice(input.deviceProofs, usernameKey);
     const keys = LoginThrottle.keys(input.username, input.client.clientAddress, deviceId);
     // The attempt takes its place in the throttle's budgets before the password is verified, so a
-    // parallel burst verifies no more guesses than the budget (issue 11, finding 1). The
-    // reservation and the user lookup go out together: one round trip of waiting, not two. A
-    // throttled attempt is refused whatever the lookup found, so the refusal tells nothing.
+    // parallel burst verifies no more guesses than the budget. The reservation and the user lookup
+    // go out together: one round trip of waiting, not two. A throttled attempt is refused whatever
+    // the lookup found, so the refusal tells nothing.
     const [ticket, user] = await Promise.all([
       this.throttle.reserve(keys, this.clock.now()),
       this.store.users.findByUsername(input.username),

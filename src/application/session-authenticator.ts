@@ -63,10 +63,10 @@ export class SessionAuthenticator {
   ) {}
 
   /**
-   * `presented`: the session cookie's value, or all its values when the request carries several
-   * (issue 14, finding 2). The one that is a live session is used, whatever its place; junk or
-   * dead values beside it do no harm; when more than one is live, none is used (401) and a
-   * warning says how many: a cookie planted from a sibling domain must not pick the account.
+   * `presented`: the session cookie's value, or all its values when the request carries several.
+   * The one that is a live session is used, whatever its place; junk or dead values beside it do no
+   * harm; when more than one is live, none is used (401) and a warning says how many: a cookie
+   * planted from a sibling domain must not pick the account.
    */
   async authenticate(
     presented: string | readonly string[] | null | undefined,

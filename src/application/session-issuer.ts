@@ -47,8 +47,8 @@ export class SessionIssuer {
   ): Promise<LoginResult> {
     const { repositories } = end;
     const now = this.clock.now();
-    // Every session the login's cookies name ends, whoever's it is, and the end is audited
-    // (issue 14, finding 2): a login over another account's session is not silent.
+    // Every session the login's cookies name ends, whoever's it is, and the end is audited: a login
+    // over another account's session is not silent.
     for (const presented of input.presentedTokens) {
       if (!isWellFormedSessionToken(presented)) continue;
       await end.one(hashSessionToken(presented), {

@@ -60,8 +60,8 @@ export class SessionManagement {
 
   /**
    * One page of the caller's live sessions, newest first (timed-out rows awaiting the purge are
-   * left out), and the cursor of the next page when more remain (issue 14, finding 1: a list is
-   * never loaded whole). `cursor` is the opaque `next_cursor` of the previous page.
+   * left out), and the cursor of the next page when more remain (a list is never loaded whole).
+   * `cursor` is the opaque `next_cursor` of the previous page.
    */
   async list(
     current: AuthenticatedSession,

@@ -10,11 +10,11 @@ export interface AnnouncementTarget {
 }
 
 /**
- * Tells the operator the bootstrap administrator's one-time password (issue 11, finding 11; ASVS
- * 13.3.x, secrets not in logs). On a terminal it is printed, as a person reads it there. Anywhere
- * else stdout is a log that is kept, shipped and read by many (a container runtime, journald), so
- * the password goes to a new file only the service's user can read, and stdout says where.
- * The file is created, never overwritten: an existing one is someone's, and stays as it is.
+ * Tells the operator the bootstrap administrator's one-time password (ASVS 13.3.x, secrets not in
+ * logs). On a terminal it is printed, as a person reads it there. Anywhere else stdout is a log
+ * that is kept, shipped and read by many (a container runtime, journald), so the password goes to a
+ * new file only the service's user can read, and stdout says where. The file is created, never
+ * overwritten: an existing one is someone's, and stays as it is.
  */
 export function announceBootstrapPassword(password: string, target: AnnouncementTarget): void {
   const header = `\nGatehouse created the system administrator "${BOOTSTRAP_ADMIN_USERNAME}".\n`;

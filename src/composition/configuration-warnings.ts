@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
  * Settings that work but are weaker than they could be, said once at start-up. `sessionid` is the
  * spec's cookie name and stays the default; over HTTPS a `__Host-` name cannot be set or shadowed
  * by a sibling subdomain (`Domain=.example`), which is how a planted cookie gets in front of the
- * real one (issue 14, finding 2; ASVS 3.3.1).
+ * real one (ASVS 3.3.1).
  */
 export function warnAboutConfiguration(config: Config, logger: Logger): void {
   if (config.cookie.secure && !config.cookie.name.startsWith('__Host-')) {

@@ -30,7 +30,7 @@ import { TOKENS } from './tokens.js';
 
 /**
  * /metrics is on the main port only when the operator says so (METRICS_ON_MAIN_PORT): it tells
- * anyone who can reach the API how many logins fail and why (issue 11, finding 3).
+ * anyone who can reach the API how many logins fail and why.
  */
 function metricsOnMainPort(config: Config, metrics: GatehouseMetrics | null): boolean {
   return metrics !== null && config.metrics.onMainPort;

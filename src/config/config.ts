@@ -15,10 +15,10 @@ const int = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 /**
- * How many proxies stand in front of the service (issue 11, finding 4): `false` none, `true` one,
- * or their number. The client address is the entry that many places from the right of
- * `X-Forwarded-For`: each proxy appends the address it saw, so the entries further left were
- * written by the client and prove nothing.
+ * How many proxies stand in front of the service: `false` none, `true` one, or their number. The
+ * client address is the entry that many places from the right of `X-Forwarded-For`: each proxy
+ * appends the address it saw, so the entries further left were written by the client and prove
+ * nothing.
  */
 const proxyHops = z
   .string()
@@ -216,7 +216,7 @@ export interface Config {
     /** The one algorithm the provider's ID tokens and logout tokens may be signed with. */
     idTokenAlg: Env['OIDC_ID_TOKEN_ALG'];
     allowInsecureHttp: boolean;
-    /** Refuse an SSO login without a `code_verifier` (recommended; issue 11, finding 11). */
+    /** Refuse an SSO login without a `code_verifier` (recommended). */
     requirePkce: boolean;
   } | null;
   sso: {
@@ -247,8 +247,8 @@ export interface Config {
   purge: { intervalS: number; batchSize: number };
   /**
    * A customer interpreter package's own settings: every `SSO_INTERPRETER_<NAME>` variable, as
-   * `<NAME>`. Never the rest of the environment (issue 11, finding 11): the database URL, client
-   * secret and encryption keys are none of a claims mapper's business.
+   * `<NAME>`. Never the rest of the environment: the database URL, client secret and encryption
+   * keys are none of a claims mapper's business.
    */
   interpreterSettings: Readonly<Record<string, string>>;
 }

@@ -3,7 +3,7 @@ import type { TokenSealer } from '../../domain/sso/token-sealer.port.js';
 
 /** Sealed with the binding as additional authenticated data. */
 const VERSION = 'v2';
-/** Sealed before bindings (issue 11, finding 11): opened without one until such sessions have ended. */
+/** Sealed before bindings: opened without one until such sessions have ended. */
 const UNBOUND_VERSION = 'v1';
 const IV_BYTES = 12;
 /** The full 128-bit tag, required: GCM would otherwise accept a truncated one, down to 4 bytes. */

@@ -12,8 +12,8 @@ export const MAX_COOKIE_VALUES = 8;
  * Reads every value of one cookie from a Cookie header, in order, without building a map of all
  * cookies (a request may carry a thousand). A browser sends several when cookies of one name
  * were set for different domains or paths (`Domain=.example` from a sibling subdomain comes
- * first), so none of them may simply win: the session check picks the one live session (issue
- * 14, finding 2). At most MAX_COOKIE_VALUES distinct values.
+ * first), so none of them may simply win: the session check picks the one live session. At most
+ * MAX_COOKIE_VALUES distinct values.
  */
 export function readCookies(header: string | undefined, name: string): string[] {
   if (!header) return [];

@@ -69,8 +69,8 @@ export class HttpCore {
       const error = isDomainError(raw) ? raw : null;
       const { logger } = this.options;
       if (!error && isClientAbort(raw, request.raw)) {
-        // The client went away mid-request: nothing to answer, nothing wrong here (issue 14,
-        // finding 7). Counted, and told once by the request line below (status 499).
+        // The client went away mid-request: nothing to answer, nothing wrong here. Counted, and
+        // told once by the request line below (status 499).
         aborted = true;
         this.options.onClientAbort?.();
       } else if (!error) {

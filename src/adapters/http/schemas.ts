@@ -184,7 +184,7 @@ export const sessionListSchema = z
   })
   .meta({ id: 'SessionList', examples: [{ sessions: [ownSessionExample] }] });
 
-/** `GET /api/v1/sessions/?limit=&cursor=` (issue 14, finding 1: the list is paged). */
+/** `GET /api/v1/sessions/?limit=&cursor=`: the list is paged, never loaded whole. */
 export const sessionListQuerySchema = z
   .object({
     limit: z

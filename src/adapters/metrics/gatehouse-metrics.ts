@@ -271,9 +271,9 @@ export class GatehouseMetrics {
 
 /**
  * The login policy's reasons (unknown user, wrong password, no password, disabled, level not
- * allowed) are one label, as they are one answer to the client: a metric must not tell an
- * observer which usernames exist (issue 11, finding 3; ASVS 6.3.8). Logs and the audit trail,
- * read by operators only, keep the exact reason.
+ * allowed) are one label, as they are one answer to the client: a metric must not tell an observer
+ * which usernames exist (ASVS 6.3.8). Logs and the audit trail, read by operators only, keep the
+ * exact reason.
  */
 const LOGIN_POLICY_REASONS: ReadonlySet<string> = new Set(LOGIN_DENIAL_REASONS);
 

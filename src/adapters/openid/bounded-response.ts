@@ -1,10 +1,9 @@
 import { ssoError } from './openid-errors.js';
 
 /**
- * The largest answer read from the OpenID provider (issue 14, finding 9): 256 KB. Real token
- * answers are a few KB, discovery documents and key sets tens of KB; a provider (or anyone in
- * its place) sending megabytes would otherwise have them parsed, stored with the session and read
- * back later.
+ * The largest answer read from the OpenID provider: 256 KB. Real token answers are a few KB,
+ * discovery documents and key sets tens of KB; a provider (or anyone in its place) sending
+ * megabytes would otherwise have them parsed, stored with the session and read back later.
  */
 export const PROVIDER_ANSWER_MAX_BYTES = 256 * 1024;
 

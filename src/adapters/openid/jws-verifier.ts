@@ -96,8 +96,8 @@ export class JwksVerifier {
     const alg = this.#options.algorithm;
     if (header.alg !== alg) throw invalid('JWS algorithm not allowed');
     if (header.crit !== undefined) throw invalid('unsupported JWS crit header');
-    // RFC 7797: b64 is only meaningful listed in crit, which is refused above; present alone it
-    // is a malformed JWS, never one to read as if it were absent (issue 14, finding 8).
+    // RFC 7797: b64 is only meaningful listed in crit, which is refused above; present alone it is
+    // a malformed JWS, never one to read as if it were absent.
     if (header.b64 !== undefined) throw invalid('unsupported JWS b64 header');
     if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('malformed JWS kid');
     const signature = Buffer.from(encodedSignature, 'base64url');

@@ -100,7 +100,7 @@ function importAlgorithm(jwk: JsonWebKey): { name: string; hash?: string; namedC
  * verification against the provider's JWKS (openid-client does not verify ID token signatures
  * from the token endpoint by default, and has no logout token validator).
  */
-/** Longest `sub` or `sid` kept (issue 14, finding 8): both are stored with each SSO session. */
+/** Longest `sub` or `sid` kept: both are stored with each SSO session. */
 const IDENTIFIER_MAX_LENGTH = 255;
 
 function isBoundedIdentifier(value: unknown): value is string {
@@ -269,8 +269,8 @@ export class OpenIdClientProvider implements OpenIdProvider {
       if (iat > now + this.#toleranceS) throw ssoError('SSO_INVALID', 'claim iat in the future');
       const maxAgeS = this.#options.logoutTokenMaxAgeS ?? 120;
       if (now - iat > maxAgeS) throw ssoError('SSO_INVALID', 'claim iat too old');
-      // Back-Channel Logout 1.0 section 2.4: exp and jti are required (issue 14, finding 8;
-      // issue 11, finding 10): a token is accepted until exp, or sooner maxAgeS past its iat.
+      // Back-Channel Logout 1.0 section 2.4: exp and jti are required; a token is accepted until
+      // exp, or sooner maxAgeS past its iat.
       const exp = payload.exp;
       if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= now - this.#toleranceS) {
         throw ssoError('SSO_INVALID', 'claim exp');
@@ -391,7 +391,7 @@ export class OpenIdClientProvider implements OpenIdProvider {
       body.set('redirect_uri', redirectUri);
     }
     const started = performance.now();
-    // Read whole here, under the same time-out, and refused past 256 KB (issue 14, finding 9).
+    // Read whole here, under the same time-out, and refused past 256 KB.
     const request = this.#fetch(url, { ...options, signal } as RequestInit).then((response) =>
       boundedResponse(response),
     );

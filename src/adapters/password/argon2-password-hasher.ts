@@ -29,10 +29,10 @@ const MAX_CONFIGURED_PARAMS: Readonly<Argon2Params> = Object.freeze({
 });
 
 /**
- * Upper bounds for the parameters of a *stored* hash that this service did not make (issue 11,
- * finding 8): an import asking for more is refused, naming the line, and such a stored hash is
- * treated as unusable, so one account cannot make each of its logins allocate a gigabyte or run
- * for seconds. Hashes made with the configured parameters are always within bounds.
+ * Upper bounds for the parameters of a *stored* hash that this service did not make: an import
+ * asking for more is refused, naming the line, and such a stored hash is treated as unusable, so
+ * one account cannot make each of its logins allocate a gigabyte or run for seconds. Hashes made
+ * with the configured parameters are always within bounds.
  */
 const SANE_STORED_PARAMS: Readonly<Argon2Params> = Object.freeze({
   memoryKiB: 65_536, // 64 MiB, three times OWASP's recommendation

@@ -13,8 +13,8 @@ import bcrypt from 'bcryptjs';
  */
 
 /**
- * The highest cost a stored hash may have (issue 11, finding 8): each step doubles the work, 12 is
- * today's usual setting and 14 already about a second here in pure JavaScript.
+ * The highest cost a stored hash may have: each step doubles the work, 12 is today's usual setting
+ * and 14 already about a second here in pure JavaScript.
  */
 export const MAX_BCRYPT_COST = 14;
 

@@ -12,9 +12,9 @@ const pbkdf2Async = promisify(pbkdf2);
 export const DJANGO_PBKDF2_PREFIX = 'pbkdf2_sha256$';
 
 /**
- * The most iterations a stored hash may ask for (issue 11, finding 8): Django's own default is
- * 1,000,000 (5.2) to 1,200,000 (6.0). Past this an import is refused and a stored hash is treated
- * as unusable, so one account cannot make each of its logins cost seconds of a hashing thread.
+ * The most iterations a stored hash may ask for: Django's own default is 1,000,000 (5.2) to
+ * 1,200,000 (6.0). Past this an import is refused and a stored hash is treated as unusable, so one
+ * account cannot make each of its logins cost seconds of a hashing thread.
  */
 export const MAX_DJANGO_PBKDF2_ITERATIONS = 1_500_000;
 

@@ -7,8 +7,8 @@ import type {
 } from '../../domain/password/password-strength.port.js';
 
 /**
- * The part of a password estimated: zxcvbn's matching grows faster than linearly with length, and
- * a password whose first 100 characters are strong is strong (issue 11, finding 9).
+ * The part of a password estimated: zxcvbn's matching grows faster than linearly with length, and a
+ * password whose first 100 characters are strong is strong.
  */
 const ESTIMATED_PREFIX = 100;
 

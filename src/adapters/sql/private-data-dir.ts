@@ -16,8 +16,8 @@ export class DataDirNotPrivateError extends Error {
 }
 
 /**
- * The embedded database's folder, private to the service's user (issue 11, finding 5; ASVS
- * 14.2.x, sensitive data protected at rest on the host): its WAL and tables hold password hashes.
+ * The embedded database's folder, private to the service's user (ASVS 14.2.x, sensitive data
+ * protected at rest on the host): its WAL and tables hold password hashes.
  *
  * A missing folder is created 0700. An existing one with any group or other permission is
  * refused rather than silently tightened: someone chose those modes, and may have copied the

@@ -103,9 +103,9 @@ export class AdminUsers {
   }
 
   /**
-   * Forgets the provider account the user is bound to (issue 11, finding 6): the next SSO login
-   * for this user binds again. For a user whose account at the provider was re-created (a new
-   * `sub`) or moved to another provider. The user's sessions stay; revoke them separately.
+   * Forgets the provider account the user is bound to: the next SSO login for this user binds
+   * again. For a user whose account at the provider was re-created (a new `sub`) or moved to
+   * another provider. The user's sessions stay; revoke them separately.
    */
   async resetSso(username: string): Promise<{ user: User; wasBound: boolean }> {
     return this.store.transaction(async (repositories) => {

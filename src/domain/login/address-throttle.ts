@@ -14,10 +14,10 @@ export interface AddressTicket {
 
 /**
  * A budget of failed attempts per client address for an operation that has no account to count
- * against until it succeeds: an SSO login (issue 11, finding 11), where junk authorization codes
- * would otherwise each cost a call to the customer's provider and could get this service
- * rate-limited there. Like the login throttle, a place is taken before the work and given back
- * on success, so a parallel burst cannot exceed the budget.
+ * against until it succeeds: an SSO login, where junk authorization codes would otherwise each cost
+ * a call to the customer's provider and could get this service rate-limited there. Like the login
+ * throttle, a place is taken before the work and given back on success, so a parallel burst cannot
+ * exceed the budget.
  */
 export class AddressThrottle {
   constructor(

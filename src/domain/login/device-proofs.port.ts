@@ -5,10 +5,10 @@ export interface IssuedDeviceProof {
 }
 
 /**
- * Device proofs (OWASP "Slow Down Online Guessing Attacks with Device Cookies"; issue 11,
- * finding 4): a browser that logged in successfully as a user carries a proof of it, so that an
- * account-level block made by someone else's guesses does not lock the real user out. A proof is
- * bound to one canonical username and names one device, which has a budget of its own.
+ * Device proofs (OWASP "Slow Down Online Guessing Attacks with Device Cookies"): a browser that
+ * logged in successfully as a user carries a proof of it, so that an account-level block made by
+ * someone else's guesses does not lock the real user out. A proof is bound to one canonical
+ * username and names one device, which has a budget of its own.
  */
 export interface DeviceProofs {
   /** A new proof that this browser logged in as the user with this canonical username. */

@@ -51,9 +51,9 @@ export class LoginThrottle {
   /**
    * The budgets of an attempt. With a recognised device (a browser that logged in as this user
    * before and carries its proof: `DeviceProofs`), the attempt counts against that device's own
-   * budget instead of the account's, so guesses from elsewhere that blocked the account do not
-   * lock the real user out, and a stolen proof buys no more than one device's budget (issue 11,
-   * finding 4). Its success forgives that device only: the account's block stays for the others.
+   * budget instead of the account's, so guesses from elsewhere that blocked the account do not lock
+   * the real user out, and a stolen proof buys no more than one device's budget. Its success
+   * forgives that device only: the account's block stays for the others.
    */
   static keys(username: string, clientAddress: string | null, deviceId: string | null = null): ThrottleKeys {
     return {

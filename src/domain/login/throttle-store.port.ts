@@ -8,9 +8,9 @@ export type ThrottleReservation =
 /**
  * Shared attempt budgets, so every instance throttles alike (contract 3a). An attempt takes its
  * place in the budget before the password is verified (`reserve`), atomically, so a burst of
- * parallel guesses can never verify more than the budget (issue 11, finding 1); a successful
- * attempt gives its place back afterwards (`release` / `reset`). Each operation touches one key,
- * so a store that shards keys (a Redis Cluster) needs no cross-key transaction.
+ * parallel guesses can never verify more than the budget; a successful attempt gives its place back
+ * afterwards (`release` / `reset`). Each operation touches one key, so a store that shards keys (a
+ * Redis Cluster) needs no cross-key transaction.
  */
 export interface ThrottleStore {
   /**

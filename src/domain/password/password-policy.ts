@@ -7,8 +7,8 @@ export interface PasswordPolicyOptions {
   /** Lower-cased common passwords; a new password whose lower-case form is listed is refused. */
   commonPasswords: ReadonlySet<string>;
   /**
-   * The strength check (issue 11, finding 9; ASVS 6.2.x): a new password whose estimated score
-   * is below `minScore` is refused, with the estimator's reason.
+   * The strength check (ASVS 6.2.x): a new password whose estimated score is below `minScore` is
+   * refused, with the estimator's reason.
    */
   strength?: { estimator: PasswordStrengthEstimator; minScore: number };
   /** Words every password is checked against besides the user's own: the service's name. */

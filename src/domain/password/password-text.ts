@@ -1,12 +1,12 @@
 import type { PasswordHasher } from './password-hasher.port.js';
 
 /**
- * The form in which a password is hashed and checked (issue 14, finding 6; NIST SP 800-63B
- * 5.1.1.2, "SHOULD apply ... NFKC or NFKD"): "é" typed precomposed (macOS, most keyboards) or
- * decomposed (some input methods), and fullwidth letters from an East Asian IME, are then the same
- * password. NFKC rather than NFC because the compatibility forms are exactly what differs between
- * keyboards and input methods; NFKC rather than NFKD because it keeps the precomposed letters, so a
- * password's length in characters stays what its owner typed (the policy counts it).
+ * The form in which a password is hashed and checked (NIST SP 800-63B 5.1.1.2, "SHOULD apply ...
+ * NFKC or NFKD"): "é" typed precomposed (macOS, most keyboards) or decomposed (some input methods),
+ * and fullwidth letters from an East Asian IME, are then the same password. NFKC rather than NFC
+ * because the compatibility forms are exactly what differs between keyboards and input methods;
+ * NFKC rather than NFKD because it keeps the precomposed letters, so a password's length in
+ * characters stays what its owner typed (the policy counts it).
  */
 export function normalizePassword(password: string): string {
   return password.normalize('NFKC');

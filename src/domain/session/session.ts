@@ -20,7 +20,7 @@ export interface SsoSessionRef extends SsoOrigin {
 
 /**
  * The provider's tokens, kept for the provider logout (contract 6). Written with the session and
- * read back only when it ends (issue 14, finding 9): a session check never carries them.
+ * read back only when it ends: a session check never carries them.
  */
 export interface ProviderTokens {
   idToken: string | null;

@@ -34,7 +34,7 @@ export interface LogoutTokenClaims {
   issuer: string;
   subject?: string;
   sid?: string;
-  /** The token's `jti`: a token is honoured once (issue 11, finding 10). */
+  /** The token's `jti`: a token is honoured once. */
   tokenId: string;
   /** When the token stops being accepted (its `exp`, or sooner its maximum age past `iat`). */
   acceptedUntil: Date;

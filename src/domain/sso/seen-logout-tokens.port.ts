@@ -1,7 +1,7 @@
 /**
- * The back-channel logout tokens already honoured, by issuer and `jti` (issue 11, finding 10):
- * a captured logout token posted again is refused. Shared by every instance (it lives in the
- * store), and each entry kept only while its token could still be accepted.
+ * The back-channel logout tokens already honoured, by issuer and `jti`: a captured logout token
+ * posted again is refused. Shared by every instance (it lives in the store), and each entry kept
+ * only while its token could still be accepted.
  */
 export interface SeenLogoutTokens {
   /**

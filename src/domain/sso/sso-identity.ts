@@ -16,11 +16,11 @@ function noMatch(): SsoInterpretationError {
 }
 
 /**
- * The service's own rules over whatever an interpreter returns, so a customer package cannot
- * bypass them (issue 14, finding 3): a username that `ssoUsername` accepts (only ASCII spaces
- * trimmed at the ends; no other white space, no control, format or invisible character), and
- * exactly one group id, every entry of the list a string (`[g1, 5, null]` is refused, not read
- * as `g1`). Blank entries are ignored. The username is matched under its canonical form.
+ * The service's own rules over whatever an interpreter returns, so a customer package cannot bypass
+ * them: a username that `ssoUsername` accepts (only ASCII spaces trimmed at the ends; no other
+ * white space, no control, format or invisible character), and exactly one group id, every entry of
+ * the list a string (`[g1, 5, null]` is refused, not read as `g1`). Blank entries are ignored. The
+ * username is matched under its canonical form.
  */
 export function checkSsoIdentity(identity: unknown): { username: string; groupId: string } {
   const candidate = identity as Partial<SsoIdentity> | null | undefined;

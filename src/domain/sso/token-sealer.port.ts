@@ -12,11 +12,11 @@ export interface TokenSealer {
 }
 
 /**
- * What a sealed provider token is bound to (issue 11, finding 11): the slot it fills and the
- * provider session of the Gatehouse session that holds it. A value copied into another slot or
- * another user's session (by someone who can write the store but has no key) does not open, so
- * it cannot make this service revoke, or present, someone else's grant. The provider session
- * outlives the Gatehouse session's rotation (a password change moves the tokens unchanged).
+ * What a sealed provider token is bound to: the slot it fills and the provider session of the
+ * Gatehouse session that holds it. A value copied into another slot or another user's session (by
+ * someone who can write the store but has no key) does not open, so it cannot make this service
+ * revoke, or present, someone else's grant. The provider session outlives the Gatehouse session's
+ * rotation (a password change moves the tokens unchanged).
  */
 export function tokenBinding(
   slot: 'access_token' | 'refresh_token',

@@ -59,8 +59,8 @@ export interface User extends UserAttributes {
   createdAt: Date;
   /**
    * The provider account this user is bound to: recorded at the first SSO login, and from then on
-   * the only one that may log in as this user (issue 11, finding 6). Null until then, or after an
-   * administrator's `gatehouse user reset-sso`.
+   * the only one that may log in as this user. Null until then, or after an administrator's
+   * `gatehouse user reset-sso`.
    */
   ssoIdentity: ProviderAccount | null;
 }

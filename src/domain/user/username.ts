@@ -5,7 +5,7 @@ export const USERNAME_MAX_LENGTH = 200;
 
 /**
  * The one form under which two usernames are the same account: for the lookup at login, the
- * uniqueness of accounts, the throttle's key and the SSO match alike (issue 11, finding 2).
+ * uniqueness of accounts, the throttle's key and the SSO match alike.
  *
  * Unicode compatibility normalisation, then full case folding, then NFKC again (NFKC_Casefold,
  * in the spirit of UTS #46 and PRECIS): "Straße" = "STRASSE", "ＡＤＭＩＮ" = "admin",
@@ -24,10 +24,10 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Default_Ignorable_Code_Poin
 const OTHER_SPACE = /[^\S ]/u;
 
 /**
- * Why a username may not be made (`user add`, an import), or null. Besides the length: no
- * control, format (bidirectional overrides, zero-width), private-use, unassigned or otherwise
- * invisible code point (issue 14, finding 4: `adm\u200Bin` shows as "admin"), no white space
- * but the ASCII space, and that one not at either end.
+ * Why a username may not be made (`user add`, an import), or null. Besides the length: no control,
+ * format (bidirectional overrides, zero-width), private-use, unassigned or otherwise invisible code
+ * point (`adm\u200Bin` shows as "admin"), no white space but the ASCII space, and that one not at
+ * either end.
  */
 export function usernameViolation(path: string, username: string): FieldError | null {
   if (username.length === 0) return { path, message: 'must not be empty' };
@@ -43,9 +43,9 @@ export function usernameViolation(path: string, username: string): FieldError | 
 }
 
 /**
- * A username as the OpenID provider sent it, made ready to match (issue 14, finding 3): only
- * ASCII spaces at the ends are dropped; any other white space, and any control, format or
- * invisible character anywhere, refuses it (null). `"\u00a0carol\u3000"` is not `carol`.
+ * A username as the OpenID provider sent it, made ready to match: only ASCII spaces at the ends are
+ * dropped; any other white space, and any control, format or invisible character anywhere, refuses
+ * it (null). `"\u00a0carol\u3000"` is not `carol`.
  */
 export function ssoUsername(claimed: string): string | null {
   const username = claimed.replace(/^ +| +$/g, '');
