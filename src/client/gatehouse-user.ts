@@ -1,4 +1,11 @@
 /**
+ * The five user levels of the interface (end user, department, group, tenant and system admin),
+ * the only ones a granting answer may carry. gatehouse-client ships without the service, so it
+ * holds its own copy; a test keeps it equal to the domain's `ALL_USER_LEVELS`.
+ */
+export const GATEHOUSE_USER_LEVELS: readonly number[] = [0, 4, 8, 12, 16];
+
+/**
  * Who a live session belongs to: the one small user object every guard puts on the request,
  * embedded in the service or in gatehouse-client (contract 9). Never a stored record, never a hash.
  */

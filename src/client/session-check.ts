@@ -4,7 +4,7 @@
  * `fetch` (Node 18 and later).
  */
 
-import type { GatehouseUser } from './gatehouse-user.js';
+import { GATEHOUSE_USER_LEVELS, type GatehouseUser } from './gatehouse-user.js';
 
 export type { GatehouseUser } from './gatehouse-user.js';
 
@@ -41,8 +41,16 @@ function sessionPairs(cookieHeader: string, cookieName: string): string {
     .join('; ');
 }
 
-/** A user level as the service writes it: a plain decimal number, nothing else. */
-const LEVEL = /^(0|[1-9][0-9]{0,2})$/;
+/**
+ * A user level as the service writes it: one of the five levels in plain decimal, nothing else
+ * (not `08`, not `+4`, not a level the interface does not have). Anything else is a malformed
+ * answer: an application must never be handed a level its own checks were not written for.
+ */
+function levelFrom(header: string | null): number | null {
+  if (header === null || !/^(0|[1-9][0-9]?)$/.test(header)) return null;
+  const level = Number(header);
+  return GATEHOUSE_USER_LEVELS.includes(level) ? level : null;
+}
 
 /**
  * The user of a granting answer, or null when any part of it is missing or malformed: a 2xx that
@@ -51,8 +59,8 @@ const LEVEL = /^(0|[1-9][0-9]{0,2})$/;
 function userFrom(headers: Headers): GatehouseUser | null {
   const userId = headers.get('gatehouse-user-id');
   const username = headers.get('gatehouse-username');
-  const level = headers.get('gatehouse-user-level');
-  if (!userId || !username || level === null || !LEVEL.test(level)) return null;
+  const level = levelFrom(headers.get('gatehouse-user-level'));
+  if (!userId || !username || level === null) return null;
   const tenantId = headers.get('gatehouse-tenant-id');
   const groupId = headers.get('gatehouse-group-id');
   try {
@@ -60,7 +68,7 @@ function userFrom(headers: Headers): GatehouseUser | null {
       userId: decodeURIComponent(userId),
       // Percent-encoded by the service when not plain ASCII; plain ASCII decodes to itself.
       username: decodeURIComponent(username),
-      userLevel: Number(level),
+      userLevel: level,
       ...(tenantId ? { tenantId: decodeURIComponent(tenantId) } : {}),
       ...(groupId ? { groupId: decodeURIComponent(groupId) } : {}),
     };

@@ -8,7 +8,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GATEHOUSE_USER_LEVELS } from '../../src/client/gatehouse-user.js';
 import { createSessionCheck, type GatehouseUser } from '../../src/client/index.js';
+import { ALL_USER_LEVELS } from '../../src/domain/user/user.js';
 
 const TOKEN = 'B'.repeat(43);
 
@@ -45,7 +47,7 @@ const check = (cookie: string | undefined, options: { cookieName?: string; timeo
 const FULL = {
   'gatehouse-user-id': 'u-1',
   'gatehouse-username': 'zo%C3%AB',
-  'gatehouse-user-level': '2',
+  'gatehouse-user-level': '12',
   'gatehouse-tenant-id': 't%201',
   'gatehouse-group-id': 'g1',
 };
@@ -90,7 +92,7 @@ describe('createSessionCheck: what it makes of the answer', () => {
   it('a 204 with identity headers is the user, percent-decoded, ids it lacks left out', async () => {
     identity(FULL);
     expect(await check(`sessionid=${TOKEN}`)).toEqual(
-      live({ userId: 'u-1', username: 'zoë', userLevel: 2, tenantId: 't 1', groupId: 'g1' }),
+      live({ userId: 'u-1', username: 'zoë', userLevel: 12, tenantId: 't 1', groupId: 'g1' }),
     );
     identity({ 'gatehouse-user-id': 'u%2541', 'gatehouse-username': 'ann', 'gatehouse-user-level': '0' });
     expect(await check(`sessionid=${TOKEN}`)).toEqual(
@@ -98,10 +100,18 @@ describe('createSessionCheck: what it makes of the answer', () => {
     );
   });
 
+  it("takes each of the five user levels of the interface, and only those (the domain's own list)", async () => {
+    expect(GATEHOUSE_USER_LEVELS).toEqual(ALL_USER_LEVELS);
+    for (const level of ALL_USER_LEVELS) {
+      identity({ ...FULL, 'gatehouse-user-level': String(level) });
+      expect(await check(`sessionid=${TOKEN}`)).toMatchObject({ status: 'live', user: { userLevel: level } });
+    }
+  });
+
   it('a 200 with identity headers is the user too', async () => {
     answer = (response) => response.writeHead(200, FULL).end();
     expect(await check(`sessionid=${TOKEN}`)).toEqual(
-      live({ userId: 'u-1', username: 'zoë', userLevel: 2, tenantId: 't 1', groupId: 'g1' }),
+      live({ userId: 'u-1', username: 'zoë', userLevel: 12, tenantId: 't 1', groupId: 'g1' }),
     );
   });
 
@@ -111,6 +121,17 @@ describe('createSessionCheck: what it makes of the answer', () => {
     ['a level that is not a number', { ...FULL, 'gatehouse-user-level': 'admin' }],
     ['a level that is not whole', { ...FULL, 'gatehouse-user-level': '1.5' }],
     ['a level with a letter after its digit', { ...FULL, 'gatehouse-user-level': '1a' }],
+    // Only the five levels of the interface: a number between them, above them or spelt
+    // otherwise is no level an application's checks were written for.
+    ['level 2, between two levels', { ...FULL, 'gatehouse-user-level': '2' }],
+    ['level 3', { ...FULL, 'gatehouse-user-level': '3' }],
+    ['level 17, above the system admin', { ...FULL, 'gatehouse-user-level': '17' }],
+    ['level 20', { ...FULL, 'gatehouse-user-level': '20' }],
+    ['level 160', { ...FULL, 'gatehouse-user-level': '160' }],
+    ['level 999', { ...FULL, 'gatehouse-user-level': '999' }],
+    ['a level with a leading zero', { ...FULL, 'gatehouse-user-level': '08' }],
+    ['a signed level', { ...FULL, 'gatehouse-user-level': '+4' }],
+    ['a negative level', { ...FULL, 'gatehouse-user-level': '-4' }],
     ['a user id that is not percent-encoding', { ...FULL, 'gatehouse-user-id': 'u%E0%A4%A' }],
     ['a username that is not percent-encoding', { ...FULL, 'gatehouse-username': '%' }],
     ['a tenant that is not percent-encoding', { ...FULL, 'gatehouse-tenant-id': '%zz' }],
