@@ -101,6 +101,9 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
     const metrics = container.get(TOKENS.Metrics);
     if (!metrics) throw new Error('createGatehouse: the container was built without metrics');
     warnAboutConfiguration(config, logger);
+    // The device-proof key is read before the first request (and, with TOKEN_ENCRYPTION_KEY, sealed
+    // where it lies): one this instance cannot open stops the start-up here, naming the variable.
+    await container.get(TOKENS.DeviceProofKey).read();
     // Every enabled registered provider is loaded before the first request; a redirect URI the
     // environment shares with one stops the start-up here, naming it (RedirectUriCollisionError).
     const directory = container.get(TOKENS.ProviderDirectory);

@@ -1,4 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { KeptSecret } from '../adapters/crypto/kept-secret.js';
 import type { HttpCore } from '../adapters/http/http-core.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
@@ -43,6 +44,7 @@ export const TOKENS = {
   PasswordHasher: Symbol.for('gatehouse.PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   PasswordPolicy: Symbol.for('gatehouse.PasswordPolicy') as ServiceIdentifier<PasswordPolicy>,
   DeviceProofs: Symbol.for('gatehouse.DeviceProofs') as ServiceIdentifier<DeviceProofs>,
+  DeviceProofKey: Symbol.for('gatehouse.DeviceProofKey') as ServiceIdentifier<KeptSecret>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
   SessionCheckObserver: Symbol.for(

@@ -18,6 +18,21 @@ export function serviceSecretsContract(open: () => Promise<ServiceSecrets>): voi
       expect(Buffer.from(await secrets.obtain('another_key', other))).toEqual(other);
     });
 
+    it('replaces a secret only while it is still the value the caller read (compare-and-set)', async () => {
+      const first = randomBytes(32);
+      await secrets.obtain('device_proof_key', first);
+      const stale = randomBytes(32);
+      await secrets.replace('device_proof_key', stale, randomBytes(40));
+      expect(Buffer.from(await secrets.obtain('device_proof_key', randomBytes(32)))).toEqual(first);
+      const next = randomBytes(40);
+      await secrets.replace('device_proof_key', first, next);
+      expect(Buffer.from(await secrets.obtain('device_proof_key', randomBytes(32)))).toEqual(next);
+      // Another name is untouched, and an absent name is not created.
+      await secrets.replace('absent_key', first, next);
+      const absent = randomBytes(32);
+      expect(Buffer.from(await secrets.obtain('absent_key', absent))).toEqual(absent);
+    });
+
     it('gives every one of many concurrent callers the same secret', async () => {
       const obtained = await Promise.all(
         Array.from({ length: 20 }, () => secrets.obtain('raced_key', randomBytes(32))),

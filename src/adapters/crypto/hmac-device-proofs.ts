@@ -5,23 +5,24 @@ import type { Random } from '../../domain/shared/random.port.js';
 /** How long a device proof lasts: a browser that has not logged in for this long is a stranger. */
 export const DEVICE_PROOF_LIFETIME_S = 180 * 86_400;
 
+/** The signing key's length (HMAC-SHA-256: a key of the hash's size). */
+export const DEVICE_PROOF_KEY_BYTES = 32;
+
 const NONCE_BYTES = 16;
-const KEY_BYTES = 32;
 /** Longer than any proof this class issues: anything longer is not read. */
 const MAX_PROOF_LENGTH = 128;
 const PROOF = /^([A-Za-z0-9_-]{22})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
 /**
- * Device proofs signed with HMAC-SHA-256 under a key every instance shares (`keyFor` reads or
- * makes it in the store, once per process): `nonce.expiry.mac`, the mac covering a purpose
- * label, the canonical username, the nonce and the expiry. Nothing is stored per device: the
- * nonce names the device, and its budget lives in the throttle store like any other key.
+ * Device proofs signed with HMAC-SHA-256 under a key every instance shares (`key` reads it from
+ * the store, where the first instance made it: a `KeptSecret`): `nonce.expiry.mac`, the mac
+ * covering a purpose label, the canonical username, the nonce and the expiry. Nothing is stored
+ * per device: the nonce names the device, and its budget lives in the throttle store like any
+ * other key.
  */
 export class HmacDeviceProofs implements DeviceProofs {
-  private key: Promise<Uint8Array> | undefined;
-
   constructor(
-    private readonly keyFor: (candidate: Uint8Array) => Promise<Uint8Array>,
+    private readonly key: () => Promise<Uint8Array>,
     private readonly random: Random,
   ) {}
 
@@ -48,12 +49,8 @@ export class HmacDeviceProofs implements DeviceProofs {
   }
 
   private async mac(usernameKey: string, nonce: string, expiresAtS: number): Promise<Buffer> {
-    this.key ??= this.keyFor(this.random.bytes(KEY_BYTES)).catch((error: unknown) => {
-      this.key = undefined; // a store that was down is asked again next time
-      throw error;
-    });
     // NUL separates the fields: a canonical username never holds one.
-    return createHmac('sha256', await this.key)
+    return createHmac('sha256', await this.key())
       .update(`gatehouse device proof\0${usernameKey}\0${nonce}\0${expiresAtS}`)
       .digest();
   }

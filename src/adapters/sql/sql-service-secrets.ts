@@ -20,4 +20,12 @@ export class SqlServiceSecrets implements ServiceSecrets {
     );
     return new Uint8Array(rows[0]!.secret);
   }
+
+  async replace(name: string, current: Uint8Array, next: Uint8Array): Promise<void> {
+    await this.sql.query('UPDATE service_secrets SET secret = $3 WHERE name = $1 AND secret = $2', [
+      name,
+      Buffer.from(current),
+      Buffer.from(next),
+    ]);
+  }
 }
