@@ -20,7 +20,7 @@ export interface Repositories {
  * The repositories plus a unit of work: writes that belong together (a password change and the
  * sessions it ends, an import file) go through `transaction`. On the SQL store the unit is one
  * transaction; when sessions live in a store of their own, the unit is the SQL transaction plus
- * the ordering and compensation rule of docs/architecture.md ("Writing a session store"): the
+ * the ordering and compensation rule of docs/stores.md ("Why: no transaction spans two stores"): the
  * session store needs no transaction to be correct.
  */
 export interface Store extends Repositories, SessionLookup {

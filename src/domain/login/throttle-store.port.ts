@@ -10,7 +10,8 @@ export type ThrottleReservation =
  * place in the budget before the password is verified (`reserve`), atomically, so a burst of
  * parallel guesses can never verify more than the budget; a successful attempt gives its place back
  * afterwards (`release` / `reset`). Each operation touches one key, so a store that shards keys (a
- * Redis Cluster) needs no cross-key transaction.
+ * Redis Cluster) needs no cross-key transaction. docs/stores.md ("The port") says what a store
+ * of your own must do; `gatehouse-testing/stores` proves it (`throttleStoreContract`).
  */
 export interface ThrottleStore {
   /**

@@ -6,8 +6,9 @@ import type { SessionLookup } from './session-lookup.port.js';
  * every required operation touches one session, one user's sessions or one provider session, and
  * the store owns expiry (it is told, with each write, when it may forget the session). What only
  * some stores can do cheaply is an optional capability the store declares (`capabilities`); the
- * application then uses it, or its documented fallback. docs/architecture.md ("Writing a session
- * store") says what a store must do, may do, and why; `gatehouse-testing/stores` proves it.
+ * application then uses it, or its documented fallback. docs/stores.md says what a store must do,
+ * may do, and why ("What a store must do", "What a store may do: optional capabilities", "Why: no
+ * transaction spans two stores"); `gatehouse-testing/stores` proves it.
  */
 export interface SessionStore {
   /** What this store can do beyond the required operations; each absent when it cannot. */

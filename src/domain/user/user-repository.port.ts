@@ -35,7 +35,8 @@ export interface UserRepository {
    * time: a concurrent login only re-hashed it), and stays so until this unit of work ends: a
    * store with transactions keeps a concurrent change waiting until then (SQL: FOR SHARE on the
    * row). False when it changed since. A login asks after writing its session, so a change
-   * committed in between fails the login and its session is deleted (docs/stores.md, the rule).
+   * committed in between fails the login and its session is deleted (docs/stores.md, "Why: no
+   * transaction spans two stores", rules 2 and 4).
    */
   passwordStillVerified(userId: string, verifiedHash: string, changedAt: Date | null): Promise<boolean>;
   /**
