@@ -3,7 +3,9 @@
  * adopter would paste it: one file per snippet in a scratch project under `strict`, whose imports
  * of the published packages (`@gatehouse-auth/...`) resolve to this repository's sources, with no
  * hand-written declaration and no `!`. A snippet that is a fragment on purpose says so on the line
- * before its fence, with a reason: `<!-- snippet: not-checked: why -->`.
+ * before its fence, with a reason: `<!-- snippet: not-checked: why -->`. A snippet that is a file
+ * another snippet imports (a store and its proof) is named there: `<!-- snippet: file: name.ts -->`
+ * writes it as `name.ts` beside the others, so `import ... from './name.js'` finds it.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -23,6 +25,7 @@ import { projectRoot } from '../../src/config/project-root.js';
 
 const ROOT = projectRoot();
 const NOT_CHECKED = /^<!-- snippet: not-checked: \S.*-->$/;
+const FILE = /^<!-- snippet: file: ([a-z0-9-]+(?:\.[a-z0-9-]+)*\.ts) -->$/;
 
 /** Where each published import resolves in this repository (package.json and src/*\/package.json exports). */
 const PACKAGES: Record<string, string> = {
@@ -45,6 +48,8 @@ interface Snippet {
   /** `README.md:72`: the document and the line of the opening fence. */
   where: string;
   code: string;
+  /** The file name its marker gives it, for other snippets to import. */
+  file?: string;
 }
 
 /** The ```ts and ```typescript blocks of one Markdown file, and the fragments it marks. */
@@ -59,8 +64,10 @@ function snippetsOf(file: string, text: string): { checked: Snippet[]; marked: s
     const body: string[] = [];
     let j = i + 1;
     while (j < lines.length && lines[j]!.trim() !== '```') body.push(lines[j++]!.slice(open[1]!.length));
-    if (NOT_CHECKED.test((lines[i - 1] ?? '').trim())) marked.push(where);
-    else checked.push({ where, code: body.join('\n') });
+    const marker = (lines[i - 1] ?? '').trim();
+    const named = FILE.exec(marker)?.[1];
+    if (NOT_CHECKED.test(marker)) marked.push(where);
+    else checked.push({ where, code: body.join('\n'), ...(named ? { file: named } : {}) });
     i = j;
   }
   return { checked, marked };
@@ -102,8 +109,11 @@ describe('the TypeScript snippets of the README and docs', () => {
       JSON.stringify({ name: 'adopter', private: true, type: 'module' }),
     );
     const files = new Map<string, string>();
-    snippets.forEach(({ where, code }, index) => {
-      const name = `snippets/s${index}-${where.replace(/[^A-Za-z0-9]+/g, '-')}.ts`;
+    snippets.forEach(({ where, code, file }, index) => {
+      const name = file
+        ? `snippets/${file}`
+        : `snippets/s${index}-${where.replace(/[^A-Za-z0-9]+/g, '-')}.ts`;
+      if (files.has(name)) throw new Error(`${where}: another snippet is already the file ${file}`);
       files.set(name, where);
       // `export {}`: a snippet without imports is still a module (top-level await, its own scope).
       writeFileSync(join(scratch, name), `${code}\nexport {};\n`);
