@@ -6,7 +6,10 @@
  * each file; fails when a file scores under 90 %.
  *
  * StrykerJS 10 needs Node 22 or later; the service itself runs on Node 20, so the Node that runs
- * Stryker may be another one: MUTATION_NODE=/path/to/node, or the `node` first on PATH.
+ * Stryker may be another one: MUTATION_NODE=/path/to/node, or the `node` first on PATH. StrykerJS is
+ * not among the project's devDependencies (their `npm ci` runs on Node 20, where StrykerJS and its
+ * Babel only warn): it is installed here, on demand, into tools/mutation (its own package.json and
+ * lock), by npm running on that Node. It finds vitest in the project's node_modules.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,7 +42,40 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const groups = requested.length > 0 ? requested : Object.keys(GROUPS);
-const stryker = join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
+const TOOLS = join(ROOT, 'tools', 'mutation');
+const stryker = join(TOOLS, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
+
+// The lock is the tools' own; npm ci again only when it changed since the last install.
+const installedLock = join(TOOLS, 'node_modules', '.package-lock.json');
+const lock = readFileSync(join(TOOLS, 'package-lock.json'), 'utf8');
+if (
+  !existsSync(stryker) ||
+  !existsSync(installedLock) ||
+  !sameVersions(lock, readFileSync(installedLock, 'utf8'))
+) {
+  const npm = process.env.npm_execpath;
+  if (!npm) {
+    console.error('Run it as `npm run test:mutation`: npm installs StrykerJS into tools/mutation first.');
+    process.exit(2);
+  }
+  console.log(`== installing StrykerJS into tools/mutation (Node ${version})`);
+  const install = spawnSync(node, [npm, 'ci', '--no-audit', '--no-fund'], { cwd: TOOLS, stdio: 'inherit' });
+  if (install.status !== 0) {
+    console.error(`npm ci in tools/mutation failed (exit ${install.status ?? install.signal})`);
+    process.exit(1);
+  }
+}
+
+/** Whether the installed packages are the locked ones (npm's own record of what it installed). */
+function sameVersions(wanted, installed) {
+  const versions = (text) =>
+    Object.entries(JSON.parse(text).packages ?? {})
+      .filter(([path]) => path !== '')
+      .map(([path, entry]) => `${path}@${entry.version}`)
+      .sort()
+      .join('\n');
+  return versions(wanted) === versions(installed);
+}
 
 for (const group of groups) {
   console.log(`\n== mutation group ${group}: ${GROUPS[group].mutate.join(', ')}`);
