@@ -6,7 +6,7 @@
  * mutates and the test files that cover them (vitest.mutation.config.ts runs only those): a
  * whole-suite dry run would take far too long, and a mutant only needs the tests that can notice
  * it. Incremental: a re-run only tests the mutants of changed code or changed tests. StrykerJS
- * itself lives in tools/mutation, installed by scripts/mutation.mjs.
+ * itself lives in scripts/mutation-tools, installed by scripts/mutation.mjs.
  */
 
 import GROUPS from './scripts/mutation-groups.json' with { type: 'json' };
@@ -35,6 +35,6 @@ export default {
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   // Only what the tests read: the sandbox is a copy.
-  ignorePatterns: ['reports', 'dist', 'data', 'coverage', 'bench-results', 'packs', '.ci', 'docs', 'tools'],
+  ignorePatterns: ['reports', 'dist', 'data', 'coverage', 'bench-results', 'packs', '.ci', 'docs', 'scripts/mutation-tools'],
   thresholds: { high: 95, low: 90, break: null },
 };

@@ -8,7 +8,7 @@
  * StrykerJS 10 needs Node 22 or later; the service itself runs on Node 20, so the Node that runs
  * Stryker may be another one: MUTATION_NODE=/path/to/node, or the `node` first on PATH. StrykerJS is
  * not among the project's devDependencies (their `npm ci` runs on Node 20, where StrykerJS and its
- * Babel only warn): it is installed here, on demand, into tools/mutation (its own package.json and
+ * Babel only warn): it is installed here, on demand, into scripts/mutation-tools (its own package.json and
  * lock), by npm running on that Node. It finds vitest in the project's node_modules.
  */
 import { spawnSync } from 'node:child_process';
@@ -42,7 +42,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const groups = requested.length > 0 ? requested : Object.keys(GROUPS);
-const TOOLS = join(ROOT, 'tools', 'mutation');
+const TOOLS = join(ROOT, 'scripts', 'mutation-tools');
 const stryker = join(TOOLS, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
 
 // The lock is the tools' own; npm ci again only when it changed since the last install.
@@ -55,13 +55,15 @@ if (
 ) {
   const npm = process.env.npm_execpath;
   if (!npm) {
-    console.error('Run it as `npm run test:mutation`: npm installs StrykerJS into tools/mutation first.');
+    console.error(
+      'Run it as `npm run test:mutation`: npm installs StrykerJS into scripts/mutation-tools first.',
+    );
     process.exit(2);
   }
-  console.log(`== installing StrykerJS into tools/mutation (Node ${version})`);
+  console.log(`== installing StrykerJS into scripts/mutation-tools (Node ${version})`);
   const install = spawnSync(node, [npm, 'ci', '--no-audit', '--no-fund'], { cwd: TOOLS, stdio: 'inherit' });
   if (install.status !== 0) {
-    console.error(`npm ci in tools/mutation failed (exit ${install.status ?? install.signal})`);
+    console.error(`npm ci in scripts/mutation-tools failed (exit ${install.status ?? install.signal})`);
     process.exit(1);
   }
 }

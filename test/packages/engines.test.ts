@@ -1,7 +1,7 @@
 /**
  * `npm ci` of a checkout on the oldest Node the project supports prints no engine warning but the
  * one docs/testing.md explains ("Node 20 and the engine warnings of `npm ci`"): every package the
- * lock installs admits that Node, StrykerJS included no longer (it lives in tools/mutation, with a
+ * lock installs admits that Node, StrykerJS included no longer (it lives in scripts/mutation-tools, with a
  * lock of its own, installed under Node 22 or later). Read from package-lock.json, whichever Node
  * runs this test.
  */
