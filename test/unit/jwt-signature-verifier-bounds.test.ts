@@ -20,7 +20,11 @@ import { jwksSource, refusal, signJws, testKey } from '../support/jws.js';
  */
 
 /** An RSA public key of exactly `bits` bits with exponent `e` (importable; not a real key pair). */
-function craftedRsa(bits: number, e: bigint | string = 65537n, members: Record<string, unknown> = {}) {
+function craftedRsa(
+  bits: number,
+  e: bigint | string = 65537n,
+  members: Record<string, unknown> = {},
+): Record<string, unknown> {
   const bytes = randomBytes(Math.ceil(bits / 8));
   const topBits = bits % 8 || 8;
   bytes[0] = (bytes[0]! & ((1 << topBits) - 1)) | (1 << (topBits - 1));
