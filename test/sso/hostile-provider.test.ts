@@ -9,21 +9,13 @@
  */
 import { generateKeyPairSync, type JsonWebKey, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import { JWKS_MAX_KEYS } from '../../src/adapters/openid/jwks-admission.js';
 import { MAX_KEYS_PER_TOKEN } from '../../src/adapters/openid/jwt-signature-verifier.js';
-import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
-import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
-import { REDIRECT_URI, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
-import { openTestPglite } from '../support/databases.js';
-import { registerTestProvider } from '../support/oidc/register-test-provider.js';
-import { type SigningKey, startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
-import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
+import { ssoLogin } from '../fixtures/sso/harness.js';
+import { startTwoCustomers, type TwoCustomers } from '../fixtures/sso/two-customers.js';
+import type { SigningKey, TestProvider } from '../support/oidc/test-provider.js';
+import { TestClient, type TestServer } from '../support/test-server.js';
 
-const KEY = randomBytes(32).toString('base64');
-const EVIL_URI = `${REDIRECT_URI}?customer=evil`;
-const BY_ADMIN = { now: new Date('2026-03-01T00:00:00Z'), actor: 'administrator' } as const;
 /** The address the forged tokens come from, and the good provider's (TRUST_PROXY=1). */
 const ATTACKER = '203.0.113.7';
 const GOOD_PROVIDER_HOST = '198.51.100.20';
@@ -69,10 +61,10 @@ const refusedKeys = (server: TestServer, reason: string) =>
 const jwksRequests = (tp: TestProvider) => tp.requests.filter((request) => request.url === '/jwks').length;
 
 describe("a hostile customer's provider and the others", () => {
-  let client: SqlClient;
+  let deployment: TwoCustomers;
+  let server: TestServer;
   let good: TestProvider;
   let evil: TestProvider;
-  let server: TestServer;
   const forger = forgerKey('shared');
   /** A forged logout token naming the hostile provider (its iss and aud), signed by no key of it. */
   const forged = (kid = 'shared') =>
@@ -81,25 +73,8 @@ describe("a hostile customer's provider and the others", () => {
     ssoLogin(new TestClient(server.url), good, { accountId: 'ann-1' }).then((response) => response.status);
 
   beforeAll(async () => {
-    [client, good, evil] = await Promise.all([
-      openTestPglite(),
-      startTestProvider({ accounts: { 'ann-1': { preferred_username: 'ann', groups: ['g-good'] } } }),
-      startTestProvider({ redirectUris: [EVIL_URI] }),
-    ]);
-    const directory = new SqlDirectoryRepository(client);
-    for (const tenant of ['t-good', 't-evil']) await directory.addTenant(tenant, null);
-    const registry = new SqlProviderRegistry(client, AesTokenSealer.fromBase64(KEY, []));
-    await registerTestProvider(
-      registry,
-      evil,
-      { id: 'evil', tenants: ['t-evil'], interpreter: 'claims', redirectUris: [EVIL_URI] },
-      BY_ADMIN,
-    );
-    server = await startTestServer({
-      sqlClient: client,
-      env: ssoEnv(good, { TOKEN_ENCRYPTION_KEY: KEY, TRUST_PROXY: '1', LOGIN_MAX_FAILURES: '2' }),
-    });
-    await seedUser(server, { username: 'ann', userLevel: 8, tenantId: 't-good', groupId: 'g-good' });
+    deployment = await startTwoCustomers('evil', { LOGIN_MAX_FAILURES: '2' });
+    ({ server, environment: good, registered: evil } = deployment);
     // The hostile key set: keys far too large, exponents far too large, forty keys under one
     // kid (all of them matching a forged token), and the provider's own key.
     const hostile = [
@@ -112,10 +87,7 @@ describe("a hostile customer's provider and the others", () => {
     evil.hooks.jwks = (jwks) => ({ keys: [...hostile, ...jwks.keys] });
   });
 
-  afterAll(async () => {
-    await server?.close();
-    await Promise.all([good?.close(), evil?.close()]);
-  });
+  afterAll(() => deployment?.close());
 
   it('checks each forged token against a few keys, refuses the oversized keys once, and serves the others meanwhile', async () => {
     const tokens = Array.from({ length: 10 }, () => forged());

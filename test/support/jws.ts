@@ -12,7 +12,7 @@ import {
   sign,
 } from 'node:crypto';
 import { expect } from 'vitest';
-import type { JwtSignatureVerifier, VerifiedJws } from '../../src/adapters/openid/jwt-signature-verifier.js';
+import { JwtSignatureVerifier, type VerifiedJws } from '../../src/adapters/openid/jwt-signature-verifier.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 
 export type JwsAlg =
@@ -150,6 +150,15 @@ export function jwksSource(keys: unknown[] = []) {
     },
   };
   return source;
+}
+
+/** A verifier expecting `algorithm` (one per provider, as configured) over a JWKS of `keys`. */
+export function verifierOf(keys: unknown[], algorithm = 'RS256'): JwtSignatureVerifier {
+  return new JwtSignatureVerifier({
+    algorithm,
+    loadJwks: jwksSource(keys).load,
+    missRefetchCooldownMs: 10_000,
+  });
 }
 
 /** The verification's refusal: always SSO_INVALID, with the reason in the message. */

@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JwtSignatureVerifier } from '../../src/adapters/openid/jwt-signature-verifier.js';
-import { ALL_ALGS, jwksSource, refusal, signJws, testKey } from '../support/jws.js';
-
-/** A verifier expecting `algorithm` (one per provider, as configured). */
-function verifierOf(keys: unknown[], algorithm = 'RS256') {
-  return new JwtSignatureVerifier({
-    algorithm,
-    loadJwks: jwksSource(keys).load,
-    missRefetchCooldownMs: 10_000,
-  });
-}
+import { ALL_ALGS, refusal, signJws, testKey, verifierOf } from '../support/jws.js';
 
 describe('JwtSignatureVerifier: every algorithm it accepts, signed and verified', () => {
   it.each(ALL_ALGS)('verifies %s and returns the header and payload', async (alg) => {

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { JwtSignatureVerifier } from '../../src/adapters/openid/jwt-signature-verifier.js';
-import { b64u, jwksSource, refusal, signJws, signRawJws, testKey } from '../support/jws.js';
+import { b64u, refusal, signJws, signRawJws, testKey, verifierOf } from '../support/jws.js';
 
 /**
  * Each refusal of the JWS verifier, by the reason it gives: every token here is otherwise valid
  * (signed by a key of the JWKS), so a removed check lets it through instead of hiding behind a
  * later one. Logout tokens reach this code from an unauthenticated endpoint.
  */
-/** A verifier expecting `algorithm` (one per provider, as configured). */
-function verifierOf(keys: unknown[], algorithm = 'RS256') {
-  return new JwtSignatureVerifier({
-    algorithm,
-    loadJwks: jwksSource(keys).load,
-    missRefetchCooldownMs: 10_000,
-  });
-}
-
 describe('JwtSignatureVerifier refuses, each for its own reason', () => {
   const key = testKey('RS256', { kid: 'k', alg: 'RS256', use: 'sig' });
   const verifier = () => verifierOf([key.jwk]);
