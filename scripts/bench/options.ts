@@ -15,6 +15,11 @@ const ALL_STORES: readonly BenchStore[] = ['postgres', 'fastify', 'pglite', 'red
 /** The per-customer providers target (PostgreSQL): not a store, named in BENCH_STORES all the same. */
 export const PROVIDERS_TARGET = 'providers';
 
+/** Forged tokens against a hostile provider's key set (no service, no database): `keys`. */
+export const KEYS_TARGET = 'keys';
+
+const EXTRA_TARGETS: readonly string[] = [PROVIDERS_TARGET, KEYS_TARGET];
+
 export interface BenchOptions {
   /** Length of each timed phase (BENCH_SECONDS, default 10). */
   seconds: number;
@@ -50,6 +55,8 @@ export interface BenchOptions {
   serviceEnv: Record<string, string>;
   /** Whether the per-customer providers target runs (`providers` in BENCH_STORES, default yes). */
   providerScale: boolean;
+  /** Whether the hostile key set target runs (`keys` in BENCH_STORES, default yes). */
+  hostileKeys: boolean;
   /** Providers registered in the larger registry (BENCH_PROVIDERS, default 1,000). */
   providers: number;
   /** Interleaved rounds of SSO logins, each variant each round (BENCH_PROVIDER_ROUNDS, default 6). */
@@ -83,17 +90,17 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 
 export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const storesRaw = env.BENCH_STORES?.trim();
-  const targets = (storesRaw ? storesRaw.split(',') : [...ALL_STORES, PROVIDERS_TARGET]).map((store) =>
+  const targets = (storesRaw ? storesRaw.split(',') : [...ALL_STORES, ...EXTRA_TARGETS]).map((store) =>
     store.trim(),
   );
   for (const target of targets) {
-    if (!ALL_STORES.includes(target as BenchStore) && target !== PROVIDERS_TARGET) {
+    if (!ALL_STORES.includes(target as BenchStore) && !EXTRA_TARGETS.includes(target)) {
       throw new Error(
-        `BENCH_STORES: unknown target "${target}" (${[...ALL_STORES, PROVIDERS_TARGET].join(', ')})`,
+        `BENCH_STORES: unknown target "${target}" (${[...ALL_STORES, ...EXTRA_TARGETS].join(', ')})`,
       );
     }
   }
-  const stores = targets.filter((target) => target !== PROVIDERS_TARGET);
+  const stores = targets.filter((target) => !EXTRA_TARGETS.includes(target));
   const registryChanges = Math.round(positiveInt(env, 'BENCH_REGISTRY_CHANGES', 5));
   if (registryChanges > MAX_REGISTRY_CHANGES) {
     throw new Error(`BENCH_REGISTRY_CHANGES: at most ${MAX_REGISTRY_CHANGES}, got ${registryChanges}`);
@@ -128,6 +135,7 @@ export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Bench
     failoverSeconds: positiveInt(env, 'BENCH_FAILOVER_SECONDS', 20),
     serviceEnv: parseAssignments(env.BENCH_SERVICE_ENV),
     providerScale: targets.includes(PROVIDERS_TARGET),
+    hostileKeys: targets.includes(KEYS_TARGET),
     providers: Math.round(positiveInt(env, 'BENCH_PROVIDERS', 1000)),
     providerRounds: Math.round(positiveInt(env, 'BENCH_PROVIDER_ROUNDS', 6)),
     registryPollMs,

@@ -22,6 +22,7 @@ import {
 } from './ceilings.js';
 import { createThrowawayDatabase, postgresReachable, type ThrowawayDatabase } from './databases.js';
 import { type GatewayPhases, gatewayPhases } from './gateway.js';
+import { type HostileKeysReport, hostileKeys } from './hostile-keys.js';
 import { installed } from './installed.js';
 import {
   JSON_HEADERS,
@@ -129,6 +130,8 @@ export interface BenchReport {
   stores: Partial<Record<BenchStore, StoreReport>>;
   /** Per-customer providers: 1 against 1,000 registered, memory, registry changes (`providers`). */
   providers: ProviderScaleReport | null;
+  /** Forged tokens against a hostile provider's key set, with and without the bounds (`keys`). */
+  hostile_keys: HostileKeysReport | null;
   skipped: Record<string, string>;
   ratios: Partial<Record<BenchStore, Record<string, number | null>>>;
   goals: Partial<Record<BenchStore, Record<string, boolean | null>>>;
@@ -581,6 +584,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   } finally {
     await provider.close();
   }
+  const hostile = options.hostileKeys ? await hostileKeys(log) : null;
 
   let bareKoa: BareKoaCeiling | null = null;
   let bareFastify: BareKoaCeiling | null = null;
@@ -707,6 +711,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
     },
     stores: reports,
     providers,
+    hostile_keys: hostile,
     skipped,
     ratios,
     goals,

@@ -1,3 +1,4 @@
+import type { AddressThrottle } from '../domain/login/address-throttle.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { SessionEnding } from './session-ending.js';
@@ -10,15 +11,29 @@ import type { SsoProviders } from './sso/sso-providers.js';
  * provider ends. The token's `iss` and `aud` name the provider (contract 6a); only its keys verify
  * it, and another provider's sessions are never touched, even under the same issuer. The
  * provider's `sid` is kept with each session for exactly this (Keycloak #12142's lesson).
+ *
+ * The endpoint takes no authentication but the token's signature, so anyone may post to it: each
+ * client address has a budget of failed tokens (a place taken before any signature check, given
+ * back when the token ends sessions), and a flood of forged tokens is refused 429 before it costs
+ * any. Successes are free, so a provider ending many sessions at once is never slowed.
  */
 export class BackchannelLogout {
   constructor(
     private readonly ending: SessionEnding,
     private readonly providers: SsoProviders,
     private readonly clock: Clock = systemClock,
+    /** Failed logout tokens per client address; none when not given. */
+    private readonly throttle: AddressThrottle | null = null,
   ) {}
 
   async execute(logoutToken: string, client?: { clientAddress: string | null }): Promise<number> {
+    const ticket = await this.throttle?.reserve(client?.clientAddress ?? null, this.clock.now());
+    const ended = await this.endSessions(logoutToken, client);
+    await this.throttle?.succeeded(ticket ?? null);
+    return ended;
+  }
+
+  private async endSessions(logoutToken: string, client?: { clientAddress: string | null }): Promise<number> {
     const origin = logoutTokenOrigin(logoutToken);
     const candidates = origin ? this.providers.forLogoutToken(origin.issuer, origin.audiences) : [];
     const chosen = candidates[0];

@@ -22,10 +22,14 @@ export interface LoginEvents {
   sessionEnded(event: { userId: string | null; reason: SessionEndReason; count: number }): void;
   passwordChanged(event: { userId: string }): void;
   /**
-   * An attempt refused by the login throttle before any password was checked (429). Optional: a
+   * An attempt refused by a throttle before any password or token was checked (429). Optional: a
    * listener that does not care leaves it out. Emitted around the throttle (src/composition).
    */
-  loginThrottled?(event: { method: 'password'; operation: 'login' | 'password_change' }): void;
+  loginThrottled?(
+    event:
+      | { method: 'password'; operation: 'login' | 'password_change' }
+      | { method: 'sso'; operation: 'backchannel_logout' },
+  ): void;
   /**
    * A request carried more than one live session cookie, so none was used: a sign of a cookie
    * planted from a sibling domain. Optional, like `loginThrottled`.

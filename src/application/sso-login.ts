@@ -44,7 +44,7 @@ export class SsoLogin {
     private readonly ending: SessionEnding,
     private readonly events: LoginEvents,
     private readonly clock: Clock = systemClock,
-    /** Failed SSO logins per client address; none when not given. */
+    /** Failed SSO logins per client address and provider; none when not given. */
     private readonly throttle: AddressThrottle | null = null,
   ) {}
 
@@ -63,7 +63,13 @@ export class SsoLogin {
     }
     // Before any call to the provider: a client address that keeps sending codes that fail is
     // stopped here, so junk codes cannot get this service rate-limited by the customer's provider.
-    const ticket = await this.throttle?.reserve(input.client.clientAddress, this.clock.now());
+    // Counted per provider: one customer's provider failing (an outage, bad tokens) spends only
+    // that provider's budget, never another customer's users' behind the same address.
+    const ticket = await this.throttle?.reserve(
+      input.client.clientAddress,
+      this.clock.now(),
+      selected.rules.id,
+    );
     try {
       const result = await this.login(input, selected);
       await this.throttle?.succeeded(ticket ?? null);

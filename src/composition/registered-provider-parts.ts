@@ -1,5 +1,6 @@
 import type { JsonWebKey } from 'node:crypto';
 import { loadInterpreter } from '../adapters/openid/interpreter-loader.js';
+import type { KeyUseObserver } from '../adapters/openid/jwt-signature-verifier.js';
 import {
   type OpenIdCallObservation,
   OpenIdClientProvider,
@@ -21,10 +22,13 @@ export function registeredProviderParts(
     fetch?: typeof fetch;
     /** Told about each request to this provider (metrics), by provider id. */
     observerFor?: (providerId: string) => ((call: OpenIdCallObservation) => void) | undefined;
+    /** Told this provider's signature checks and refused keys (metrics), by provider id. */
+    keyObserverFor?: (providerId: string) => KeyUseObserver;
   } = {},
 ): (registered: RegisteredProvider) => Promise<SsoProviderParts> {
   return async (registered) => {
     const observer = options.observerFor?.(registered.id);
+    const keyObserver = options.keyObserverFor?.(registered.id);
     const specifier =
       registered.interpreter === BUILT_IN_INTERPRETER
         ? BUILT_IN_INTERPRETER
@@ -47,6 +51,7 @@ export function registeredProviderParts(
       allowInsecureHttp: config.sso.allowInsecureHttp,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(observer ? { observer } : {}),
+      ...(keyObserver ? { keyObserver } : {}),
     });
     const interpreter = await loadInterpreter(specifier, {
       usernameClaim: registered.usernameClaim ?? config.sso.usernameClaim,

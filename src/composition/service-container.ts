@@ -59,6 +59,7 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
       ? await createSsoParts(config, logger, {
           ...(options.serving.oidcFetch ? { fetch: options.serving.oidcFetch } : {}),
           observer: metrics.observeOpenIdCall,
+          keyObserverFor: (provider) => metrics.keyUseOf(provider),
         })
       : null;
   const sqlClient = options.sqlClient ?? (await openSqlClient(config, logger));

@@ -24,6 +24,12 @@ const NO_REGISTERED_PROVIDERS: Pick<ProviderRegistry, 'version' | 'list'> = {
   list: async () => [],
 };
 
+/** Failures one client address may have per window: as many as the login throttle allows it. */
+const addressBudget = (config: Config) => ({
+  limit: config.throttle.maxFailures * ADDRESS_FAILURE_FACTOR,
+  windowS: config.throttle.windowS,
+});
+
 /**
  * SSO: the providers this instance serves (the environment's and the registry's, kept in step by
  * the watch) and the use cases, which answer SSO_NOT_CONFIGURED while there is none.
@@ -72,10 +78,7 @@ export const ssoModule = new ContainerModule(({ bind }) => {
           ending,
           events,
           clock,
-          new AddressThrottle(store.throttle, 'sso', {
-            limit: config.throttle.maxFailures * ADDRESS_FAILURE_FACTOR,
-            windowS: config.throttle.windowS,
-          }),
+          new AddressThrottle(store.throttle, 'sso', addressBudget(config)),
         ),
       [
         TOKENS.SsoParts,
@@ -103,9 +106,30 @@ export const ssoModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.BackchannelLogout)
     .toResolvedValue(
-      (directory: ProviderDirectory<SsoProviderParts>, ending: SessionEnding, clock: Clock) =>
-        new BackchannelLogout(ending, directory, clock),
-      [TOKENS.ProviderDirectory, TOKENS.SessionEnding, TOKENS.Clock],
+      (
+        directory: ProviderDirectory<SsoProviderParts>,
+        ending: SessionEnding,
+        clock: Clock,
+        store: Store,
+        config: Config,
+        events: LoginEvents,
+      ) =>
+        new BackchannelLogout(
+          ending,
+          directory,
+          clock,
+          new AddressThrottle(store.throttle, 'backchannel', addressBudget(config), () =>
+            events.loginThrottled?.({ method: 'sso', operation: 'backchannel_logout' }),
+          ),
+        ),
+      [
+        TOKENS.ProviderDirectory,
+        TOKENS.SessionEnding,
+        TOKENS.Clock,
+        TOKENS.Store,
+        TOKENS.Config,
+        TOKENS.LoginEvents,
+      ],
     )
     .inSingletonScope();
 });

@@ -1,6 +1,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import type { Logger } from '../adapters/logging/logger.js';
 import { loadInterpreter } from '../adapters/openid/interpreter-loader.js';
+import type { KeyUseObserver } from '../adapters/openid/jwt-signature-verifier.js';
 import {
   type OpenIdCallObservation,
   OpenIdClientProvider,
@@ -38,14 +39,17 @@ export async function createSsoParts(
     fetch?: typeof fetch;
     /** Told about each request to a provider (metrics). */
     observer?: (call: ProviderCallObservation) => void;
+    /** Told each provider's signature checks and refused keys (metrics), by provider id. */
+    keyObserverFor?: (provider: string) => KeyUseObserver;
   } = {},
 ): Promise<SsoParts> {
-  const { observer } = overrides;
+  const { observer, keyObserverFor } = overrides;
   const observedAs = (provider: string) =>
     observer ? { observer: (call: OpenIdCallObservation) => observer({ ...call, provider }) } : {};
   const build = registeredProviderParts(config, {
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     observerFor: (id) => observedAs(id).observer,
+    ...(keyObserverFor ? { keyObserverFor } : {}),
   });
   const sealer = tokenSealerFor(config);
   if (!config.tokenEncryptionKey && config.oidc) {
@@ -69,6 +73,7 @@ export async function createSsoParts(
       allowInsecureHttp: oidc.allowInsecureHttp,
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
       ...observedAs(ENVIRONMENT_PROVIDER_ID),
+      ...(keyObserverFor ? { keyObserver: keyObserverFor(ENVIRONMENT_PROVIDER_ID) } : {}),
     });
   const interpreter = await loadInterpreter(config.sso.interpreter, {
     usernameClaim: config.sso.usernameClaim,

@@ -20,7 +20,7 @@ describe('benchmark (smoke run, no thresholds)', () => {
   beforeAll(async () => {
     ({ report, stderr } = await runBenchSmoke({
       // The Redis store keeps its users in PostgreSQL: it runs where PostgreSQL does.
-      BENCH_STORES: pgUrl ? 'pglite,postgres,fastify,redis,providers' : 'pglite',
+      BENCH_STORES: pgUrl ? 'pglite,postgres,fastify,redis,providers,keys' : 'pglite,keys',
       BENCH_REDIS_SESSIONS: '2000',
       // Per-customer providers, small: 20 registered, one round each, one change seen by two instances.
       BENCH_PROVIDERS: '20',
@@ -32,6 +32,14 @@ describe('benchmark (smoke run, no thresholds)', () => {
       BENCH_PGLITE_TEMPLATE: inject('pgliteTemplatePath'),
     }));
   }, 240_000);
+
+  it('measures forged tokens against a hostile key set, with and without the bounds', () => {
+    const keys = report.hostile_keys!;
+    expect(keys.unbounded.signature_checks_per_token).toBe(keys.key_set.matching_the_forged_kid);
+    expect(keys.bounded.signature_checks_per_token).toBeLessThan(keys.key_set.matching_the_forged_kid);
+    expect(keys.bounded.keys_refused).toBeGreaterThan(0);
+    expect(keys.bounded.other_provider_verify_ms.n).toBe(keys.bounded.forged_tokens);
+  });
 
   it('measures every ceiling', () => {
     expect(report.ceilings.argon2.verifies).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 /**
- * Keys and compact JWS for the verifier's own tests (test/unit/jws-verifier-*.test.ts), signed
+ * Keys and compact JWS for the verifier's own tests (test/unit/jwt-signature-verifier-*.test.ts), signed
  * with node:crypto for every algorithm the verifier accepts, and a JWKS loader that counts its
  * fetches. Kept apart from the test provider's signer, which signs only what oidc-provider uses.
  */
@@ -12,7 +12,7 @@ import {
   sign,
 } from 'node:crypto';
 import { expect } from 'vitest';
-import type { JwksVerifier, VerifiedJws } from '../../src/adapters/openid/jws-verifier.js';
+import { JwtSignatureVerifier, type VerifiedJws } from '../../src/adapters/openid/jwt-signature-verifier.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 
 export type JwsAlg =
@@ -152,9 +152,18 @@ export function jwksSource(keys: unknown[] = []) {
   return source;
 }
 
+/** A verifier expecting `algorithm` (one per provider, as configured) over a JWKS of `keys`. */
+export function verifierOf(keys: unknown[], algorithm = 'RS256'): JwtSignatureVerifier {
+  return new JwtSignatureVerifier({
+    algorithm,
+    loadJwks: jwksSource(keys).load,
+    missRefetchCooldownMs: 10_000,
+  });
+}
+
 /** The verification's refusal: always SSO_INVALID, with the reason in the message. */
 export async function refusal(
-  verifier: JwksVerifier,
+  verifier: JwtSignatureVerifier,
   jwt: string,
   options: { fromProvider?: boolean } = {},
 ): Promise<string> {

@@ -60,4 +60,26 @@ describe('AddressThrottle', () => {
     for (let i = 0; i < 5; i++) await throttle.succeeded(await throttle.reserve('10.0.0.1', at(i)));
     expect(store.rows.get('sso-addr:10.0.0.1')?.used).toBe(0);
   });
+
+  it("keeps a budget per scope (an SSO login's provider): one scope's failures never spend another's", async () => {
+    const { throttle, store } = setup(2);
+    for (let i = 0; i < 2; i++) await throttle.reserve('10.0.0.1', at(i), 'acme');
+    expect((await refusal(throttle.reserve('10.0.0.1', at(3), 'acme'))).code).toBe('TOO_MANY_ATTEMPTS');
+    await expect(throttle.reserve('10.0.0.1', at(3), 'globex')).resolves.toEqual({
+      key: 'sso-addr:globex:10.0.0.1',
+    });
+    expect([...store.rows.keys()]).toEqual(['sso-addr:acme:10.0.0.1', 'sso-addr:globex:10.0.0.1']);
+  });
+
+  it('tells each refused attempt, and only those', async () => {
+    const store = new MemoryThrottleStore();
+    let refused = 0;
+    const throttle = new AddressThrottle(store, 'backchannel', { limit: 1, windowS: 600 }, () => {
+      refused += 1;
+    });
+    await throttle.reserve('10.0.0.1', at(0));
+    await refusal(throttle.reserve('10.0.0.1', at(1)));
+    await refusal(throttle.reserve('10.0.0.1', at(2)));
+    expect(refused).toBe(2);
+  });
 });

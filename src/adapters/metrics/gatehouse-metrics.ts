@@ -6,6 +6,8 @@ import type {
 } from '../../application/login-events.js';
 import { SESSION_END_REASONS } from '../../application/session-ending.js';
 import { LOGIN_DENIAL_REASONS } from '../../domain/login/login-policy.js';
+import { KEY_REFUSALS } from '../openid/jwks-admission.js';
+import type { KeyUseObserver } from '../openid/jwt-signature-verifier.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { observedSqlClient } from './observed-sql-client.js';
 
@@ -54,6 +56,8 @@ export const LOGIN_FAILURE_REASONS: ReadonlySet<string> = new Set([
   'service_unavailable',
 ]);
 
+const KEY_REASONS: ReadonlySet<string> = new Set(KEY_REFUSALS);
+
 /** Every way a session ends is a reason of its own (`SessionEnding`); anything else is `other`. */
 const END_REASONS: ReadonlySet<string> = new Set(SESSION_END_REASONS);
 
@@ -81,6 +85,8 @@ export class GatehouseMetrics {
   readonly #sessionChecks: Record<SessionCheckOutcome, { inc(): void }>;
   readonly #openIdDuration: Histogram<'provider' | 'endpoint' | 'outcome'>;
   readonly #ssoLogins: Counter<'provider' | 'outcome'>;
+  readonly #signatureChecks: Counter<'provider'>;
+  readonly #keysRefused: Counter<'provider' | 'reason'>;
   readonly #queryDuration: Histogram<'statement' | 'outcome'>;
   readonly #queryChildren = new Map<string, { observe(value: number): void }>();
 
@@ -94,7 +100,7 @@ export class GatehouseMetrics {
     });
     this.#throttled = new Counter({
       name: 'gatehouse_throttled_attempts_total',
-      help: 'Attempts refused by the login throttle (429), by operation (login, password_change).',
+      help: 'Attempts refused by a throttle (429), by operation (login, password_change, backchannel_logout).',
       labelNames: ['operation'],
       registers,
     });
@@ -136,6 +142,18 @@ export class GatehouseMetrics {
       labelNames: ['provider', 'outcome'],
       registers,
     });
+    this.#signatureChecks = new Counter({
+      name: 'gatehouse_sso_signature_checks_total',
+      help: 'Signature checks of ID and back-channel logout tokens against one provider key each, by provider id.',
+      labelNames: ['provider'],
+      registers,
+    });
+    this.#keysRefused = new Counter({
+      name: 'gatehouse_sso_jwks_keys_refused_total',
+      help: "Entries of a provider's JWKS left out when it was fetched, by provider id and reason (rsa_modulus, rsa_exponent, private, unusable, not_an_object).",
+      labelNames: ['provider', 'reason'],
+      registers,
+    });
     this.#queryDuration = new Histogram({
       name: 'gatehouse_store_query_duration_seconds',
       help: 'Duration of store statements, by prepared-statement name (else "other") and outcome (ok, error).',
@@ -147,7 +165,8 @@ export class GatehouseMetrics {
     // Series that exist from the start, so rates and alerts work before the first event.
     for (const method of ['password', 'sso']) this.#logins.labels(method, 'success', 'none').inc(0);
     this.#logins.labels('password', 'throttled', 'too_many_attempts').inc(0);
-    for (const operation of ['login', 'password_change']) this.#throttled.labels(operation).inc(0);
+    for (const operation of ['login', 'password_change', 'backchannel_logout'])
+      this.#throttled.labels(operation).inc(0);
     // The hot path pays one pre-bound counter increment.
     this.#sessionChecks = Object.fromEntries(
       SESSION_CHECK_OUTCOMES.map((outcome) => {
@@ -229,6 +248,16 @@ export class GatehouseMetrics {
       )
       .observe(call.durationS);
   };
+
+  /** For the OpenID provider adapter's `keyObserver` option, for the provider `provider`. */
+  keyUseOf(provider: string): KeyUseObserver {
+    const checks = this.#signatureChecks.labels(provider);
+    return {
+      signatureChecked: () => checks.inc(),
+      keyRefused: (reason) =>
+        this.#keysRefused.labels(provider, KEY_REASONS.has(reason) ? reason : 'other').inc(),
+    };
+  }
 
   /** The same client, every statement timed into gatehouse_store_query_duration_seconds. */
   observeSqlClient(client: SqlClient): SqlClient {

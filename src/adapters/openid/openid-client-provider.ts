@@ -23,7 +23,7 @@ import type {
 } from '../../domain/sso/openid-provider.port.js';
 import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../domain/sso/provider-registration.js';
 import { boundedResponse } from './bounded-response.js';
-import { JwksVerifier } from './jws-verifier.js';
+import { JwtSignatureVerifier, type KeyUseObserver } from './jwt-signature-verifier.js';
 import { failedInTransit, ssoError, translate } from './openid-errors.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -56,6 +56,8 @@ export interface OpenIdClientProviderOptions {
   fetch?: typeof fetch;
   /** Told the endpoint, outcome and duration (to the response headers) of each request (metrics). */
   observer?: (call: OpenIdCallObservation) => void;
+  /** Told each signature check and each JWKS entry refused (metrics, and the tests that bound them). */
+  keyObserver?: KeyUseObserver;
 }
 
 export interface OpenIdCallObservation {
@@ -96,9 +98,9 @@ function importAlgorithm(jwk: JsonWebKey): { name: string; hash?: string; namedC
 }
 
 /**
- * OpenidProvider over openid-client 6 (discovery, code grant, revocation) plus node:crypto JWS
- * verification against the provider's JWKS (openid-client does not verify ID token signatures
- * from the token endpoint by default, and has no logout token validator).
+ * OpenidProvider over openid-client 6 (discovery, code grant, revocation) plus jose's JWS
+ * verification against the provider's bounded JWKS (openid-client does not verify ID token
+ * signatures from the token endpoint by default, and has no logout token validator).
  */
 /** Longest `sub` or `sid` kept: both are stored with each SSO session. */
 const IDENTIFIER_MAX_LENGTH = 255;
@@ -117,7 +119,7 @@ export class OpenIdClientProvider implements OpenIdProvider {
   readonly #toleranceS: number;
   readonly #fetch: typeof fetch;
   readonly #redirectUri = new AsyncLocalStorage<string>();
-  readonly #verifier: JwksVerifier;
+  readonly #verifier: JwtSignatureVerifier;
   #config: Configuration | undefined;
   #discovering: Promise<Configuration> | undefined;
 
@@ -148,10 +150,11 @@ export class OpenIdClientProvider implements OpenIdProvider {
     this.#options = options;
     this.#toleranceS = options.clockToleranceS ?? 30;
     this.#fetch = options.fetch ?? globalThis.fetch;
-    this.#verifier = new JwksVerifier({
+    this.#verifier = new JwtSignatureVerifier({
       algorithm: options.idTokenAlg,
       loadJwks: () => this.#loadJwks(),
       missRefetchCooldownMs: options.jwksMissRefetchCooldownMs ?? 10_000,
+      ...(options.keyObserver ? { observer: options.keyObserver } : {}),
     });
   }
 

@@ -310,11 +310,18 @@ export const OPERATIONS: readonly OperationSpec[] = [
     summary: 'OpenID Connect Back-Channel Logout receiver',
     description:
       'Called by the OpenID provider, not by browsers: ends every local session the logout ' +
-      'token names (by `sid` or `sub`). An invalid logout token is answered 400.',
+      'token names (by `sid` or `sub`). An invalid logout token is answered 400; a client ' +
+      'address that sent too many invalid ones in the window is answered 429 before its token is checked.',
     session: 'none',
     request: { schema: backchannelLogoutRequestSchema, mediaType: 'application/x-www-form-urlencoded' },
     responses: [{ status: 200, description: 'Sessions ended.', schema: emptyResponseSchema }],
-    errors: ['SSO_NOT_CONFIGURED', 'SSO_REFUSED', 'SSO_UNREACHABLE', 'SERVICE_UNAVAILABLE'],
+    errors: [
+      'SSO_NOT_CONFIGURED',
+      'SSO_REFUSED',
+      'SSO_UNREACHABLE',
+      'TOO_MANY_ATTEMPTS',
+      'SERVICE_UNAVAILABLE',
+    ],
   },
   {
     method: 'get',

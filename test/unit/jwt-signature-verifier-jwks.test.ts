@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { JwksVerifier } from '../../src/adapters/openid/jws-verifier.js';
+import { JwtSignatureVerifier } from '../../src/adapters/openid/jwt-signature-verifier.js';
 import { jwksSource, refusal, signJws, testKey } from '../support/jws.js';
 
 /**
@@ -21,7 +21,7 @@ afterEach(() => {
 function setup() {
   const old = testKey('ES256', { kid: 'old' });
   const source = jwksSource([old.jwk]);
-  const verifier = new JwksVerifier({
+  const verifier = new JwtSignatureVerifier({
     algorithm: 'ES256',
     loadJwks: source.load,
     missRefetchCooldownMs: COOLDOWN_MS,
@@ -29,7 +29,7 @@ function setup() {
   return { old, source, verifier };
 }
 
-describe('JwksVerifier: fetching the JWKS', () => {
+describe('JwtSignatureVerifier: fetching the JWKS', () => {
   it('fetches once for many tokens, and once for tokens verified at the same moment', async () => {
     const { old, source, verifier } = setup();
     await Promise.all([verifier.verify(signJws(old)), verifier.verify(signJws(old))]);
@@ -106,12 +106,25 @@ describe('JwksVerifier: fetching the JWKS', () => {
     ['no keys', {}],
     ['null keys', { keys: null }],
     ['keys that are not a list', { keys: { kid: 'k' } }],
-  ])('refuses a JWKS with %s, and fetches again next time', async (_what, document) => {
+  ])('refuses a JWKS with %s, and fetches again after the cool-down', async (_what, document) => {
     const { old, source, verifier } = setup();
     source.document = () => document;
     expect(await refusal(verifier, signJws(old))).toBe('provider JWKS is malformed');
     source.document = null;
+    // Within the cool-down, a token anyone may post gets the same answer without a request.
+    expect(await refusal(verifier, signJws(old))).toBe('provider JWKS is malformed');
+    expect(source.fetches).toBe(1);
+    vi.advanceTimersByTime(COOLDOWN_MS);
     await expect(verifier.verify(signJws(old))).resolves.toHaveProperty('payload');
+    expect(source.fetches).toBe(2);
+  });
+
+  it("refetches a JWKS that just failed at once for the provider's own ID token", async () => {
+    const { old, source, verifier } = setup();
+    source.document = () => null;
+    expect(await refusal(verifier, signJws(old))).toBe('provider JWKS is malformed');
+    source.document = null;
+    await expect(verifier.verify(signJws(old), { fromProvider: true })).resolves.toHaveProperty('payload');
     expect(source.fetches).toBe(2);
   });
 });
