@@ -249,10 +249,11 @@ function planUser(args: readonly string[]): Plan {
       const username = parse(rest, {}, ['USERNAME']).args[0]!;
       return {
         async run(context) {
-          const { user, wasBound } = await context.users.resetSso(username);
+          const { user, wasBound, sessionsEnded } = await context.users.resetSso(username);
           context.out(
             wasBound
-              ? `${quoted(user.username)} is no longer bound to a provider account; the next SSO login binds it`
+              ? `${quoted(user.username)} is no longer bound to a provider account; the next SSO login binds it; ` +
+                  `ended ${plural(sessionsEnded, 'session')} made through that provider`
               : `${quoted(user.username)} was not bound to a provider account`,
           );
         },

@@ -247,14 +247,21 @@ function planUpdate(args: readonly string[]): ProviderPlan {
   return {
     ...(secret ? { secret } : {}),
     async run(context, secretValue) {
-      const summary = await context.providers.update(id, {
+      const { provider: summary, sessionsEnded } = await context.providers.update(id, {
         settings: change,
         secrets: secretsFrom(secret, secretValue, settingPairs),
       });
       context.out(`updated provider ${quoted(summary.id)}`);
+      if (change.tenants !== undefined || change.levels !== undefined) {
+        context.out(`ended ${sessions(sessionsEnded)} of users it no longer admits`);
+      }
       describe(summary, context);
     },
   };
+}
+
+function sessions(count: number): string {
+  return `${count} session${count === 1 ? '' : 's'}`;
 }
 
 function quoted(value: string): string {
@@ -338,13 +345,19 @@ export function planProvider(args: readonly string[]): ProviderPlan {
       const id = onlyId(rest, sub);
       return {
         async run(context) {
-          const summary = await context.providers.setEnabled(id, sub === 'enable');
-          // What the change does, and by when: each instance applies it at its next registry poll.
-          context.out(
-            sub === 'disable'
-              ? `disabled provider ${quoted(summary.id)}: no new logins through it, and its live sessions end, on every instance within ${context.pollMs} ms`
-              : `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms`,
-          );
+          // What the change does, and by when: each instance applies it at its next registry poll;
+          // the sessions ended here are gone for every instance at once.
+          if (sub === 'disable') {
+            const { provider, sessionsEnded } = await context.providers.disable(id);
+            context.out(
+              `disabled provider ${quoted(provider.id)}: no new logins through it on every instance within ${context.pollMs} ms; ended ${sessions(sessionsEnded)}`,
+            );
+          } else {
+            const summary = await context.providers.enable(id);
+            context.out(
+              `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms; sessions ended before stay ended`,
+            );
+          }
         },
       };
     }
@@ -352,8 +365,10 @@ export function planProvider(args: readonly string[]): ProviderPlan {
       const id = onlyId(rest, 'remove');
       return {
         async run(context) {
-          await context.providers.remove(id);
-          context.out(`removed provider ${quoted(id)}; its users' provider bindings are forgotten`);
+          const { sessionsEnded } = await context.providers.remove(id);
+          context.out(
+            `removed provider ${quoted(id)}; ended ${sessions(sessionsEnded)}; its users' provider bindings are forgotten`,
+          );
         },
       };
     }

@@ -1,4 +1,8 @@
-import { ENVIRONMENT_PROVIDER_ID, type RegisteredProvider } from '../../domain/sso/provider-registration.js';
+import {
+  ENVIRONMENT_PROVIDER_ID,
+  type RegisteredProvider,
+  sessionPredatesProvider,
+} from '../../domain/sso/provider-registration.js';
 import type { ProviderRegistry } from '../../domain/sso/provider-registry.port.js';
 
 /** What the login needs to know of a provider before it calls it: who it may log in, and how. */
@@ -45,8 +49,8 @@ export class ProviderDirectory<Parts> {
   private builtFrom = new Map<string, number>();
   private version: bigint | null = null;
   private failed = new Map<string, Error>();
-  /** Enabled registered providers, built or not: their sessions stay usable. */
-  private enabled = new Set<string>();
+  /** Enabled registered providers, built or not (their sessions stay usable), and since when. */
+  private enabled = new Map<string, Date>();
 
   constructor(
     private readonly registry: Pick<ProviderRegistry, 'version' | 'list'>,
@@ -73,14 +77,18 @@ export class ProviderDirectory<Parts> {
   }
 
   /**
-   * Whether this provider's SSO sessions may still be used: the environment's while it is
-   * configured, a registered one while it is enabled (even when its adapters failed to build, so
-   * a broken interpreter stops new logins, not the sessions already made).
+   * Whether an SSO session of this provider, made at `sessionCreatedAt`, may still be used: the
+   * environment's while it is configured; a registered one's while it is enabled (even when its
+   * adapters failed to build, so a broken interpreter stops new logins, not the sessions already
+   * made) and only if made since it was last enabled or added, so no disable, remove or re-add of
+   * the id can be undone for a session the offboarding missed.
    */
-  isServed(providerId: string): boolean {
+  isServed(providerId: string, sessionCreatedAt: Date): boolean {
     // Not loaded yet: nothing is known to be offboarded, so nothing is ended on that account.
     if (this.version === null) return true;
-    return providerId === ENVIRONMENT_PROVIDER_ID ? this.environment !== null : this.enabled.has(providerId);
+    if (providerId === ENVIRONMENT_PROVIDER_ID) return this.environment !== null;
+    const since = this.enabled.get(providerId);
+    return since !== undefined && !sessionPredatesProvider(sessionCreatedAt, since);
   }
 
   /**
@@ -145,7 +153,7 @@ export class ProviderDirectory<Parts> {
     this.byRedirectUri = byRedirectUri;
     this.builtFrom = builtFrom;
     this.failed = failed;
-    this.enabled = new Set(providers.map((provider) => provider.id));
+    this.enabled = new Map(providers.map((provider) => [provider.id, provider.enabledSince]));
     this.version = version;
     return true;
   }
