@@ -20,6 +20,11 @@ export interface ProviderCommandContext {
   defaultLevels: readonly number[];
   /** SSO_REGISTRY_POLL_MS: how soon running instances apply a change. */
   pollMs: number;
+  /**
+   * SESSION_STORE=memory: the sessions live in the service's process, so this command ends none
+   * of them and says so instead of a count (each is refused at its next check there).
+   */
+  sessionsOutOfReach: boolean;
   /** Tells whether a provider's discovery and keys can be fetched (`provider test`). */
   probe(id: string): Promise<ProbeReport>;
   out(line: string): void;
@@ -253,7 +258,7 @@ function planUpdate(args: readonly string[]): ProviderPlan {
       });
       context.out(`updated provider ${quoted(summary.id)}`);
       if (change.tenants !== undefined || change.levels !== undefined) {
-        context.out(`ended ${sessions(sessionsEnded)} of users it no longer admits`);
+        context.out(ended(sessionsEnded, context, ' of users it no longer admits'));
       }
       describe(summary, context);
     },
@@ -262,6 +267,13 @@ function planUpdate(args: readonly string[]): ProviderPlan {
 
 function sessions(count: number): string {
   return `${count} session${count === 1 ? '' : 's'}`;
+}
+
+/** How many sessions the command ended, or why it could not end any. */
+function ended(count: number, context: ProviderCommandContext, whose = ''): string {
+  return context.sessionsOutOfReach
+    ? `its sessions${whose} live in the service process (SESSION_STORE=memory), out of this command's reach: each ends at its next check`
+    : `ended ${sessions(count)}${whose}`;
 }
 
 function quoted(value: string): string {
@@ -350,7 +362,7 @@ export function planProvider(args: readonly string[]): ProviderPlan {
           if (sub === 'disable') {
             const { provider, sessionsEnded } = await context.providers.disable(id);
             context.out(
-              `disabled provider ${quoted(provider.id)}: no new logins through it on every instance within ${context.pollMs} ms; ended ${sessions(sessionsEnded)}`,
+              `disabled provider ${quoted(provider.id)}: no new logins through it on every instance within ${context.pollMs} ms; ${ended(sessionsEnded, context)}`,
             );
           } else {
             const summary = await context.providers.enable(id);
@@ -367,7 +379,7 @@ export function planProvider(args: readonly string[]): ProviderPlan {
         async run(context) {
           const { sessionsEnded } = await context.providers.remove(id);
           context.out(
-            `removed provider ${quoted(id)}; ended ${sessions(sessionsEnded)}; its users' provider bindings are forgotten`,
+            `removed provider ${quoted(id)}; ${ended(sessionsEnded, context)}; its users' provider bindings are forgotten`,
           );
         },
       };

@@ -172,15 +172,14 @@ for (const sessions of ['sql', 'redis'] as const) {
         expect((await pat.post('/api/v1/login/', { username: 'pat', password: PASSWORD })).status).toBe(200);
 
         const disabled = await gatehouse(['provider', 'disable', 'c-disable']);
-        expect(disabled.code).toBe(0);
-        expect(disabled.stdout).toMatch(/^disabled provider "c-disable": .*; ended 1 session\n$/);
-        expect(await revokedFor('ann', 'provider_disabled')).toBe(1);
         const enabled = await gatehouse(['provider', 'enable', 'c-disable']);
-        expect(enabled.code).toBe(0);
-
         const again = await loginOnceServed('c-disable', 'ann-1');
         expect(await status(ann)).toBe(401);
         expect(await status(again)).toBe(200);
+        expect(disabled.code).toBe(0);
+        expect(disabled.stdout).toMatch(/^disabled provider "c-disable": .*; ended 1 session\n$/);
+        expect(await revokedFor('ann', 'provider_disabled')).toBe(1);
+        expect(enabled.code).toBe(0);
         // A password session of the same tenant is no concern of the provider's.
         expect((await pat.get('/api/v1/session/')).status).toBe(200);
       });
@@ -205,14 +204,10 @@ for (const sessions of ['sql', 'redis'] as const) {
         )!;
 
         const disabled = await gatehouse(['provider', 'disable', 'c-remove']);
-        expect(disabled.stdout).toContain('; ended 1 session\n');
         catchUp();
         const inFlight = await plantSession(bobUser.userId, 'c-remove', server.clock.now());
         const removed = await gatehouse(['provider', 'remove', 'c-remove']);
         expect(removed.code).toBe(0);
-        expect(removed.stdout).toBe(
-          `removed provider "c-remove"; ended 1 session; its users' provider bindings are forgotten\n`,
-        );
         expect(await server.gatehouse.store.sessions.findByTokenHash(inFlight.session.tokenHash)).toBeNull();
 
         await addProvider('c-remove', ['t-bob']);
@@ -221,6 +216,10 @@ for (const sessions of ['sql', 'redis'] as const) {
         expect(await status(bob)).toBe(401);
         expect(await status(inFlight.cookie)).toBe(401);
         expect(await status(fresh)).toBe(200);
+        expect(disabled.stdout).toContain('; ended 1 session\n');
+        expect(removed.stdout).toBe(
+          `removed provider "c-remove"; ended 1 session; its users' provider bindings are forgotten\n`,
+        );
 
         // A store that lost the deletion (the old session written back): still refused, and ended.
         const lost = await plantSession(bobUser.userId, 'c-remove', original.createdAt);
@@ -236,13 +235,13 @@ for (const sessions of ['sql', 'redis'] as const) {
 
         const byTenant = await gatehouse(['provider', 'update', 'c-narrow', '--tenant', 't-narrow-b']);
         expect(byTenant.code).toBe(0);
-        expect(byTenant.stdout).toContain('ended 1 session of users it no longer admits\n');
         expect([await status(carl), await status(dora), await status(erin)]).toEqual([401, 200, 200]);
+        expect(byTenant.stdout).toContain('ended 1 session of users it no longer admits\n');
         expect(await revokedFor('carl', 'provider_narrowed')).toBe(1);
 
         const byLevel = await gatehouse(['provider', 'update', 'c-narrow', '--levels', '8']);
-        expect(byLevel.stdout).toContain('ended 1 session of users it no longer admits\n');
         expect([await status(dora), await status(erin)]).toEqual([200, 401]);
+        expect(byLevel.stdout).toContain('ended 1 session of users it no longer admits\n');
 
         // A change that narrows nothing ends nothing, and says nothing of sessions.
         const widened = await gatehouse(['provider', 'update', 'c-narrow', '--require-pkce']);
@@ -255,8 +254,8 @@ for (const sessions of ['sql', 'redis'] as const) {
         const fay = await loginOnceServed('c-reset', 'fay-1');
         const reset = await gatehouse(['user', 'reset-sso', 'fay']);
         expect(reset.code).toBe(0);
-        expect(reset.stdout).toContain('ended 1 session made through that provider');
         expect(await status(fay)).toBe(401);
+        expect(reset.stdout).toContain('ended 1 session made through that provider');
         expect(await revokedFor('fay', 'sso_binding_reset')).toBe(1);
       });
     },
