@@ -108,6 +108,23 @@ describe('ProviderDirectory over the SQL registry', () => {
     expect(directory.select('https://portal.example/acme/callback')?.rules.id).toBe('acme');
   });
 
+  it('serves the sessions of an enabled provider made since it was last enabled, no older one', async () => {
+    await registry.add(providerSettings('acme'), SECRETS, BY_ADMIN);
+    const directory = new ProviderDirectory(registry, ENVIRONMENT, build);
+    await directory.refresh();
+    const before = new Date('2026-03-01T12:00:00Z');
+    expect(directory.isServed('acme', before)).toBe(true);
+    expect(directory.isServed('acme', new Date('2026-02-28T00:00:00Z'))).toBe(false);
+    await registry.setEnabled('acme', false, LATER);
+    await directory.refresh();
+    expect(directory.isServed('acme', before)).toBe(false);
+    await registry.setEnabled('acme', true, LATER);
+    await directory.refresh();
+    expect(directory.isServed('acme', before)).toBe(false);
+    expect(directory.isServed('acme', new Date('2026-03-02T00:00:01Z'))).toBe(true);
+    expect(directory.isServed('default', before)).toBe(true);
+  });
+
   it("keeps serving the others when one provider's adapters cannot be built, and says which", async () => {
     await registry.add(providerSettings('acme', { interpreter: 'broken' }), SECRETS, BY_ADMIN);
     await registry.add(providerSettings('globex'), SECRETS, BY_ADMIN);
