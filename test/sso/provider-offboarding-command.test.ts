@@ -208,7 +208,7 @@ for (const sessions of ['sql', 'redis'] as const) {
         const inFlight = await plantSession(bobUser.userId, 'c-remove', server.clock.now());
         const removed = await gatehouse(['provider', 'remove', 'c-remove']);
         expect(removed.code).toBe(0);
-        expect(await server.gatehouse.store.sessions.findByTokenHash(inFlight.session.tokenHash)).toBeNull();
+        const afterRemove = await server.gatehouse.store.sessions.findByTokenHash(inFlight.session.tokenHash);
 
         await addProvider('c-remove', ['t-bob']);
         // The binding was forgotten: bob binds again through the new registration.
@@ -216,6 +216,7 @@ for (const sessions of ['sql', 'redis'] as const) {
         expect(await status(bob)).toBe(401);
         expect(await status(inFlight.cookie)).toBe(401);
         expect(await status(fresh)).toBe(200);
+        expect(afterRemove).toBeNull();
         expect(disabled.stdout).toContain('; ended 1 session\n');
         expect(removed.stdout).toBe(
           `removed provider "c-remove"; ended 1 session; its users' provider bindings are forgotten\n`,
@@ -238,6 +239,16 @@ for (const sessions of ['sql', 'redis'] as const) {
         expect([await status(carl), await status(dora), await status(erin)]).toEqual([401, 200, 200]);
         expect(byTenant.stdout).toContain('ended 1 session of users it no longer admits\n');
         expect(await revokedFor('carl', 'provider_narrowed')).toBe(1);
+        // A login in flight while the narrowing ran: refused at its check, once the service has
+        // the change (it polls every 100 ms here).
+        catchUp();
+        const carlUser = (await server.gatehouse.store.users.findByUsername('carl'))!;
+        const inFlight = await plantSession(carlUser.userId, 'c-narrow', server.clock.now());
+        await vi.waitFor(async () => expect(await status(inFlight.cookie)).toBe(401), {
+          timeout: 10_000,
+          interval: 100,
+        });
+        expect(await server.gatehouse.store.sessions.findByTokenHash(inFlight.session.tokenHash)).toBeNull();
 
         const byLevel = await gatehouse(['provider', 'update', 'c-narrow', '--levels', '8']);
         expect([await status(dora), await status(erin)]).toEqual([200, 401]);
