@@ -197,5 +197,20 @@ export function providersSuite(kind: StoreKind): void {
       expect(audit.stdout).toContain('provider=globex');
       expect(audit.stdout).not.toContain(CLIENT_SECRET);
     });
+
+    it('says, with SESSION_STORE=memory, that the sessions are out of its reach instead of a count', async () => {
+      expect(
+        (await gatehouse(addInitech('https://portal.example/initech/cb', '--client-secret-stdin'), 's\n'))
+          .code,
+      ).toBe(0);
+      const disabled = await gatehouse(['provider', 'disable', 'initech'], undefined, {
+        SESSION_STORE: 'memory',
+      });
+      expect(disabled.code).toBe(0);
+      expect(disabled.stdout).toContain(
+        "its sessions live in the service process (SESSION_STORE=memory), out of this command's reach",
+      );
+      expect(disabled.stdout).not.toContain('ended');
+    });
   });
 }
