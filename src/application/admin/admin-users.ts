@@ -113,11 +113,12 @@ export class AdminUsers {
     return this.ending.unit(async (repositories, end) => {
       const user = await this.require(repositories, username);
       const wasBound = await repositories.users.clearProviderAccount(user.userId);
-      if (!wasBound || !user.ssoIdentity) return { user, wasBound, sessionsEnded: 0 };
+      if (!wasBound) return { user, wasBound, sessionsEnded: 0 };
       await this.audit(repositories, user, { event: 'sso_binding_reset' });
-      const sessionsEnded = await end.throughProviderOf(user, user.ssoIdentity.provider, {
-        reason: 'sso_binding_reset',
-      });
+      const provider = user.ssoIdentity?.provider;
+      const sessionsEnded = provider
+        ? await end.throughProviderOf(user, provider, { reason: 'sso_binding_reset' })
+        : 0;
       return { user, wasBound, sessionsEnded };
     });
   }
