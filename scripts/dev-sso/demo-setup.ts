@@ -86,7 +86,7 @@ export async function registerCustomerProvider(
     return;
   }
   if (known) {
-    await admin.setEnabled(customer.id, false);
+    await admin.disable(customer.id);
     await admin.remove(customer.id);
   }
   await admin.add({ id: customer.id, ...settings }, secrets);

@@ -35,9 +35,12 @@ export interface SessionView {
   profile: Profile;
 }
 
-/** Whether SSO sessions of a provider may still be used: it is configured and enabled. */
+/**
+ * Whether an SSO session of a provider may still be used: the provider is configured and enabled,
+ * was so when the session was made (not since re-enabled or re-added), and still admits the user.
+ */
 export interface ProviderStatus {
-  isServed(providerId: string): boolean;
+  isServed(providerId: string, sessionCreatedAt: Date, user: User): boolean;
 }
 
 /** Where no provider can be offboarded (no registry): every provider's sessions stay usable. */
@@ -127,9 +130,12 @@ export class SessionAuthenticator {
       await this.ending.one(tokenHash, { reason: 'user_disabled', actor: 'system', user: found.user });
       return { invalid: true };
     }
-    if (found.session.sso && !this.providers.isServed(found.session.sso.provider)) {
-      // Offboarding: a disabled or removed provider's sessions end wherever they are next
-      // presented, on every instance once its directory has the change (within seconds).
+    const { session, user } = found;
+    if (session.sso && !this.providers.isServed(session.sso.provider, session.createdAt, user)) {
+      // Offboarding ended this provider's sessions in the store; this is the fail-closed backstop
+      // for one it missed (made while the disable or a narrowing ran, or a store that lost the
+      // deletion): it ends wherever it is presented, on every instance once its directory has the
+      // change, and one made before the provider's current enable or registration never comes back.
       await this.ending.one(tokenHash, { reason: 'provider_disabled', user: found.user });
       return { invalid: true };
     }

@@ -2,6 +2,7 @@ import { type AuditActor, type AuditEventName, auditEvent } from '../domain/audi
 import type { LoginMethod, SessionRecord, SsoOrigin, StoredSession } from '../domain/session/session.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Repositories, Store } from '../domain/store.port.js';
+import type { User } from '../domain/user/user.js';
 import type { LoginEvents } from './login-events.js';
 
 /**
@@ -19,8 +20,12 @@ export const SESSION_END_REASONS = [
   /** The user's or an administrator's password change (the rotated session included). */
   'password_changed',
   'user_disabled',
-  /** The SSO session's provider was disabled or removed (`gatehouse provider disable`). */
+  /** The SSO session's provider was disabled or removed (`gatehouse provider disable`, `remove`). */
   'provider_disabled',
+  /** The provider no longer admits the user (`gatehouse provider update --tenant`/`--levels`). */
+  'provider_narrowed',
+  /** The user's provider binding was reset (`gatehouse user reset-sso`): its sessions through it end. */
+  'sso_binding_reset',
   /** An administrator's revocation (one session, a user's, or everyone's). */
   'administrator',
   /** A login beyond SESSIONS_PER_USER_MAX ended the least recently used session. */
@@ -45,6 +50,8 @@ const AUDITED: Readonly<
   password_changed: { event: 'session_revoked', actor: 'user', reason: 'password_change' },
   user_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'user_disabled' },
   provider_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'provider_disabled' },
+  provider_narrowed: { event: 'session_revoked', actor: 'administrator', reason: 'provider_narrowed' },
+  sso_binding_reset: { event: 'session_revoked', actor: 'administrator', reason: 'sso_binding_reset' },
   administrator: { event: 'session_revoked', actor: 'administrator', reason: 'administrator' },
   session_limit: { event: 'session_revoked', actor: 'system', reason: 'session_limit' },
   replaced_by_login: { event: 'session_revoked', actor: 'user', reason: 'replaced_by_login' },
@@ -147,15 +154,54 @@ export class SessionEnder {
     if (sessions.capabilities.endAll) {
       count = await sessions.capabilities.endAll.deleteAll();
     } else {
-      let after: string | null = null;
-      for (;;) {
-        const page: string[] = await users.listUserIds(after, USERS_PER_PAGE);
+      for await (const page of pages(
+        (after) => users.listUserIds(after, USERS_PER_PAGE),
+        (id) => id,
+      )) {
         for (const userId of page) count += await sessions.deleteAllForUser(userId);
-        if (page.length < USERS_PER_PAGE) break;
-        after = page.at(-1)!;
       }
     }
     await this.counted(null, count, cause);
+    return count;
+  }
+
+  /**
+   * The SSO sessions made through this provider, of every user bound to it (of those `which`
+   * picks, when given); a record each. Only required operations: the bound users from the user
+   * store, each one's sessions from the per-user index, so every store, never-presented sessions
+   * included. Complete because a login binds its user before its session exists, and unbinding a
+   * user ends its sessions through that provider (`throughProviderOf`). Returns how many ended.
+   */
+  async throughProvider(
+    providerId: string,
+    cause: EndingCause,
+    which: (user: User) => boolean = () => true,
+  ): Promise<number> {
+    const { users } = this.repositories;
+    let count = 0;
+    for await (const page of pages(
+      (after) => users.listBoundTo(providerId, after, USERS_PER_PAGE),
+      (user) => user.userId,
+    )) {
+      for (const user of page)
+        if (which(user)) count += await this.throughProviderOf(user, providerId, cause);
+    }
+    return count;
+  }
+
+  /** One user's SSO sessions made through this provider; a record each. Returns how many ended. */
+  async throughProviderOf(
+    user: { userId: string; username: string },
+    providerId: string,
+    cause: EndingCause,
+  ): Promise<number> {
+    const sessions = await this.repositories.sessions.listForUser(user.userId);
+    let count = 0;
+    for (const session of sessions) {
+      if (session.sso?.provider !== providerId) continue;
+      // Null when it ended meanwhile (a logout, the check of an instance): not counted twice.
+      if (await this.one(session.tokenHash, { user, ...cause })) count += 1;
+    }
     return count;
   }
 
@@ -208,6 +254,20 @@ export class SessionEnder {
     const same = this.ended.find((entry) => entry.userId === userId && entry.reason === reason);
     if (same) same.count += count;
     else this.ended.push({ userId, reason, count });
+  }
+}
+
+/** Keyset pages of `USERS_PER_PAGE` from `read`, until a short page. */
+async function* pages<T>(
+  read: (after: string | null) => Promise<T[]>,
+  keyOf: (item: T) => string,
+): AsyncGenerator<T[]> {
+  let after: string | null = null;
+  for (;;) {
+    const page = await read(after);
+    yield page;
+    if (page.length < USERS_PER_PAGE) return;
+    after = keyOf(page.at(-1)!);
   }
 }
 

@@ -249,10 +249,14 @@ function planUser(args: readonly string[]): Plan {
       const username = parse(rest, {}, ['USERNAME']).args[0]!;
       return {
         async run(context) {
-          const { user, wasBound } = await context.users.resetSso(username);
+          const { user, wasBound, sessionsEnded } = await context.users.resetSso(username);
+          const ended =
+            context.config.sessionStore.kind === 'memory'
+              ? "its sessions made through that provider live in the service process (SESSION_STORE=memory), out of this command's reach"
+              : `ended ${plural(sessionsEnded, 'session')} made through that provider`;
           context.out(
             wasBound
-              ? `${quoted(user.username)} is no longer bound to a provider account; the next SSO login binds it`
+              ? `${quoted(user.username)} is no longer bound to a provider account; the next SSO login binds it; ${ended}`
               : `${quoted(user.username)} was not bound to a provider account`,
           );
         },
@@ -446,6 +450,7 @@ function providerCommandContext(
     providers,
     defaultLevels: config.sso.userLevels,
     pollMs: config.sso.registryPollMs,
+    sessionsOutOfReach: config.sessionStore.kind === 'memory',
     async probe(id) {
       const provider = await providers.show(id);
       return probeProvider({

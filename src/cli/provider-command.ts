@@ -20,6 +20,11 @@ export interface ProviderCommandContext {
   defaultLevels: readonly number[];
   /** SSO_REGISTRY_POLL_MS: how soon running instances apply a change. */
   pollMs: number;
+  /**
+   * SESSION_STORE=memory: the sessions live in the service's process, so this command ends none
+   * of them and says so instead of a count (each is refused at its next check there).
+   */
+  sessionsOutOfReach: boolean;
   /** Tells whether a provider's discovery and keys can be fetched (`provider test`). */
   probe(id: string): Promise<ProbeReport>;
   out(line: string): void;
@@ -247,14 +252,28 @@ function planUpdate(args: readonly string[]): ProviderPlan {
   return {
     ...(secret ? { secret } : {}),
     async run(context, secretValue) {
-      const summary = await context.providers.update(id, {
+      const { provider: summary, sessionsEnded } = await context.providers.update(id, {
         settings: change,
         secrets: secretsFrom(secret, secretValue, settingPairs),
       });
       context.out(`updated provider ${quoted(summary.id)}`);
+      if (change.tenants !== undefined || change.levels !== undefined) {
+        context.out(ended(sessionsEnded, context, ' of users it no longer admits'));
+      }
       describe(summary, context);
     },
   };
+}
+
+function sessions(count: number): string {
+  return `${count} session${count === 1 ? '' : 's'}`;
+}
+
+/** How many sessions the command ended, or why it could not end any. */
+function ended(count: number, context: ProviderCommandContext, whose = ''): string {
+  return context.sessionsOutOfReach
+    ? `its sessions${whose} live in the service process (SESSION_STORE=memory), out of this command's reach: each ends at its next check`
+    : `ended ${sessions(count)}${whose}`;
 }
 
 function quoted(value: string): string {
@@ -338,13 +357,19 @@ export function planProvider(args: readonly string[]): ProviderPlan {
       const id = onlyId(rest, sub);
       return {
         async run(context) {
-          const summary = await context.providers.setEnabled(id, sub === 'enable');
-          // What the change does, and by when: each instance applies it at its next registry poll.
-          context.out(
-            sub === 'disable'
-              ? `disabled provider ${quoted(summary.id)}: no new logins through it, and its live sessions end, on every instance within ${context.pollMs} ms`
-              : `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms`,
-          );
+          // What the change does, and by when: each instance applies it at its next registry poll;
+          // the sessions ended here are gone for every instance at once.
+          if (sub === 'disable') {
+            const { provider, sessionsEnded } = await context.providers.disable(id);
+            context.out(
+              `disabled provider ${quoted(provider.id)}: no new logins through it on every instance within ${context.pollMs} ms; ${ended(sessionsEnded, context)}`,
+            );
+          } else {
+            const summary = await context.providers.enable(id);
+            context.out(
+              `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms; sessions ended before stay ended`,
+            );
+          }
         },
       };
     }
@@ -352,8 +377,10 @@ export function planProvider(args: readonly string[]): ProviderPlan {
       const id = onlyId(rest, 'remove');
       return {
         async run(context) {
-          await context.providers.remove(id);
-          context.out(`removed provider ${quoted(id)}; its users' provider bindings are forgotten`);
+          const { sessionsEnded } = await context.providers.remove(id);
+          context.out(
+            `removed provider ${quoted(id)}; ${ended(sessionsEnded, context)}; its users' provider bindings are forgotten`,
+          );
         },
       };
     }

@@ -27,7 +27,8 @@ Commands:
   user expire USERNAME                     the user's credentials expire now
   user disable USERNAME                    refuses logins; ends the user's sessions
   user enable USERNAME
-  user reset-sso USERNAME                  forgets the user's provider account (iss, sub)
+  user reset-sso USERNAME                  forgets the user's provider account (iss, sub);
+                                           ends the user's sessions made through that provider
   sessions list --user USERNAME
   sessions revoke --user USERNAME [--handle HANDLE]
   sessions revoke --all                    ends every session of every user
@@ -44,10 +45,13 @@ Commands:
                                            registers a customer's OpenID provider; secrets
                                            are kept encrypted with TOKEN_ENCRYPTION_KEY
   provider update ID [the options of add; --no-require-pkce]
-                                           changes only the options given
+                                           changes only the options given; fewer tenants or
+                                           levels end the sessions of the users left out
   provider list | show ID | test ID        show no secret; test fetches discovery and keys
   provider disable ID | enable ID | remove ID
-                                           remove takes a disabled provider only
+                                           disable stops its logins and ends its sessions
+                                           (enable brings none back); remove takes a
+                                           disabled provider only
   help
 
 Levels and the ids they need:

@@ -44,7 +44,7 @@ export const adminModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.AdminProviders)
     .toResolvedValue(
-      (registry: ProviderRegistry | null, config: Config, clock: Clock) => {
+      (registry: ProviderRegistry | null, config: Config, clock: Clock, ending: SessionEnding) => {
         if (!registry) throw new Error('this container was built without a provider registry');
         // The rules `gatehouse provider` applies: interpreters the deployment allows, redirect URIs
         // the environment's provider holds, and no secret accepted without a key to seal it.
@@ -56,9 +56,10 @@ export const adminModule = new ContainerModule(({ bind }) => {
             canSealSecrets: config.tokenEncryptionKey !== undefined,
           },
           clock,
+          ending,
         );
       },
-      [TOKENS.ProviderRegistry, TOKENS.Config, TOKENS.Clock],
+      [TOKENS.ProviderRegistry, TOKENS.Config, TOKENS.Clock, TOKENS.SessionEnding],
     )
     .inSingletonScope();
   bind(TOKENS.ImportUsers)

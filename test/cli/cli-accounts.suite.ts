@@ -106,7 +106,7 @@ export function accountsSuite(kind: StoreKind): void {
       const reset = await gatehouse(['user', 'reset-sso', bob]);
       expect(reset).toMatchObject({
         code: 0,
-        stdout: `"${bob}" is no longer bound to a provider account; the next SSO login binds it\n`,
+        stdout: `"${bob}" is no longer bound to a provider account; the next SSO login binds it; ended 0 sessions made through that provider\n`,
       });
       await target.withStore(async (store) => {
         expect((await store.users.findByUserId(userId(bob)))!.ssoIdentity).toBeNull();

@@ -166,13 +166,13 @@ export function providersSuite(kind: StoreKind): void {
       const enabledRemove = await gatehouse(['provider', 'remove', 'globex']);
       expect(enabledRemove.code).toBe(1);
       expect(enabledRemove.stderr).toContain('is enabled: disable it first');
-      expect((await gatehouse(['provider', 'disable', 'globex'])).stdout).toContain(
-        'disabled provider "globex": no new logins through it, and its live sessions end',
-      );
+      const disabled = await gatehouse(['provider', 'disable', 'globex']);
+      expect(disabled.stdout).toContain('disabled provider "globex": no new logins through it');
+      expect(disabled.stdout).toContain('; ended 0 sessions');
       const removed = await gatehouse(['provider', 'remove', 'globex']);
       expect(removed.code).toBe(0);
       expect(removed.stdout).toContain(
-        `removed provider "globex"; its users' provider bindings are forgotten`,
+        `removed provider "globex"; ended 0 sessions; its users' provider bindings are forgotten`,
       );
       const missing = await gatehouse(['provider', 'show', 'globex']);
       expect(missing.code).toBe(1);
@@ -196,6 +196,21 @@ export function providersSuite(kind: StoreKind): void {
       ]);
       expect(audit.stdout).toContain('provider=globex');
       expect(audit.stdout).not.toContain(CLIENT_SECRET);
+    });
+
+    it('says, with SESSION_STORE=memory, that the sessions are out of its reach instead of a count', async () => {
+      expect(
+        (await gatehouse(addInitech('https://portal.example/initech/cb', '--client-secret-stdin'), 's\n'))
+          .code,
+      ).toBe(0);
+      const disabled = await gatehouse(['provider', 'disable', 'initech'], undefined, {
+        SESSION_STORE: 'memory',
+      });
+      expect(disabled.code).toBe(0);
+      expect(disabled.stdout).toContain(
+        "its sessions live in the service process (SESSION_STORE=memory), out of this command's reach",
+      );
+      expect(disabled.stdout).not.toContain('ended');
     });
   });
 }

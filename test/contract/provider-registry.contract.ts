@@ -180,6 +180,28 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
       expect(reused.ok).toBe(true);
     });
 
+    it('is enabled since its add, and since an enable that follows a disable (an update changes nothing of it)', async () => {
+      const at = (day: number) => ({
+        now: new Date(Date.UTC(2026, 0, day)),
+        actor: 'administrator' as const,
+      });
+      const since = async () => (await registry.find('acme'))?.enabledSince.toISOString();
+      await registry.add(providerSettings('acme'), SECRETS, at(1));
+      expect(await since()).toBe('2026-01-01T00:00:00.000Z');
+      await registry.update('acme', { settings: { levels: [8, 12] } }, at(2));
+      await registry.setEnabled('acme', true, at(3));
+      expect(await since()).toBe('2026-01-01T00:00:00.000Z');
+      await registry.setEnabled('acme', false, at(4));
+      expect(await since()).toBe('2026-01-01T00:00:00.000Z');
+      await registry.setEnabled('acme', true, at(5));
+      expect(await since()).toBe('2026-01-05T00:00:00.000Z');
+      // Removed and added again: a new registration, enabled since its own add.
+      await registry.setEnabled('acme', false, at(6));
+      await registry.remove('acme', at(6));
+      await registry.add(providerSettings('acme'), SECRETS, at(7));
+      expect(await since()).toBe('2026-01-07T00:00:00.000Z');
+    });
+
     it('answers not-found for every write to an unknown provider', async () => {
       const notFound = { ok: false, refusal: { kind: 'not-found', id: 'ghost' } };
       expect(await registry.update('ghost', { settings: { levels: [8] } }, AT_T1)).toEqual(notFound);

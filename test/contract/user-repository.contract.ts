@@ -270,6 +270,27 @@ export function userRepositoryContract(open: () => Promise<UserStore>): void {
       expect((await users.findByUserId(user.userId))?.disabled).toBe(false);
     });
 
+    it('lists the users bound to a provider, by user id, in keyset pages; an unbound user is not listed', async () => {
+      const bind = (userId: string, provider: string) =>
+        users.bindProviderAccount(userId, {
+          provider,
+          issuer: 'https://idp.example',
+          subject: `sub-${userId}`,
+        });
+      for (const id of ['u-d', 'u-a', 'u-c', 'u-b', 'u-e']) await users.create(newUser({ userId: id }), T0);
+      for (const id of ['u-d', 'u-a', 'u-b']) expect(await bind(id, 'acme')).toBe('bound');
+      expect(await bind('u-c', 'globex')).toBe('bound');
+      // A binding reset: no longer listed.
+      await users.clearProviderAccount('u-b');
+      const first = await users.listBoundTo('acme', null, 2);
+      expect(first.map((user) => user.userId)).toEqual(['u-a', 'u-d']);
+      expect(first[0]?.ssoIdentity).toMatchObject({ provider: 'acme' });
+      expect(await users.listBoundTo('acme', 'u-a', 2)).toMatchObject([{ userId: 'u-d' }]);
+      expect(await users.listBoundTo('acme', 'u-d', 2)).toEqual([]);
+      expect((await users.listBoundTo('globex', null, 10)).map((user) => user.userId)).toEqual(['u-c']);
+      expect(await users.listBoundTo('initech', null, 10)).toEqual([]);
+    });
+
     it('counts users', async () => {
       expect(await users.count()).toBe(0);
       await Promise.all(Array.from({ length: 5 }, () => users.create(newUser(), T0)));

@@ -8,6 +8,7 @@ import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
 import { systemClock } from '../../src/domain/shared/clock.port.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { openTestStore, testMigrations, truncateAll } from '../support/databases.js';
 
@@ -34,7 +35,7 @@ describe('memory sessions beside the database [memory]', () => {
     await sql?.close();
   });
 
-  sessionLookupContract(async () => {
+  const fresh = async () => {
     await truncateAll(sql);
     const store = new SplitStore(
       new SqlStore(sql, testMigrations()),
@@ -42,5 +43,7 @@ describe('memory sessions beside the database [memory]', () => {
       new SqlUserLookup(sql),
     );
     return Object.assign(store, { close: async () => undefined });
-  });
+  };
+  sessionLookupContract(fresh);
+  providerSessionEndingContract(fresh);
 });

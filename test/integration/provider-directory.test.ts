@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
-import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
+import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import {
   type DirectoryEntry,
   ProviderDirectory,
@@ -10,6 +10,7 @@ import {
 } from '../../src/application/sso/provider-directory.js';
 import type { RegisteredProvider } from '../../src/domain/sso/provider-registration.js';
 import { providerSettings } from '../contract/provider-registry.contract.js';
+import { newUser, T0 } from '../contract/user-repository.contract.js';
 import { openTestPglite, truncateAll } from '../support/databases.js';
 
 const SECRETS = { clientSecret: 's', settings: {} };
@@ -106,6 +107,31 @@ describe('ProviderDirectory over the SQL registry', () => {
     await registry.setEnabled('acme', true, LATER);
     await directory.refresh();
     expect(directory.select('https://portal.example/acme/callback')?.rules.id).toBe('acme');
+  });
+
+  it('serves the sessions of an enabled provider made since it was last enabled, of users it admits', async () => {
+    await new SqlDirectoryRepository(client).addTenant('t2', null);
+    const users = new SqlUserRepository(client);
+    const ann = await users.create(newUser({ tenantId: 't1', userLevel: 8 }), T0);
+    const ben = await users.create(newUser({ tenantId: 't1', userLevel: 12 }), T0);
+    const cid = await users.create(newUser({ tenantId: 't2', userLevel: 8 }), T0);
+    await registry.add(providerSettings('acme'), SECRETS, BY_ADMIN);
+    const directory = new ProviderDirectory(registry, ENVIRONMENT, build);
+    await directory.refresh();
+    const before = new Date('2026-03-01T12:00:00Z');
+    expect(directory.isServed('acme', before, ann)).toBe(true);
+    expect(directory.isServed('acme', new Date('2026-02-28T00:00:00Z'), ann)).toBe(false);
+    // Its tenants (t1) and levels (8) only, as a login checks them.
+    expect(directory.isServed('acme', before, ben)).toBe(false);
+    expect(directory.isServed('acme', before, cid)).toBe(false);
+    await registry.setEnabled('acme', false, LATER);
+    await directory.refresh();
+    expect(directory.isServed('acme', before, ann)).toBe(false);
+    await registry.setEnabled('acme', true, LATER);
+    await directory.refresh();
+    expect(directory.isServed('acme', before, ann)).toBe(false);
+    expect(directory.isServed('acme', new Date('2026-03-02T00:00:01Z'), ann)).toBe(true);
+    expect(directory.isServed('default', before, cid)).toBe(true);
   });
 
   it("keeps serving the others when one provider's adapters cannot be built, and says which", async () => {

@@ -4,6 +4,7 @@ import { openRedis } from '../../src/adapters/redis/redis-start.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { newSession, sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { newUser, T0 } from '../contract/user-repository.contract.js';
 import { openTestStore } from '../support/databases.js';
@@ -46,6 +47,7 @@ describe('Redis Cluster storage [redis-cluster]', () => {
   throttleStoreContract({ name: 'redis-cluster', declares: [], open: freshThrottle });
   // With the users on the database: the split the service runs.
   sessionLookupContract(fresh);
+  providerSessionEndingContract(fresh);
 
   it('spreads sessions over the masters (no single hash tag), with no cross-slot error', async () => {
     const store = await fresh();

@@ -4,6 +4,7 @@ import { openRedis } from '../../src/adapters/redis/redis-start.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
@@ -40,6 +41,7 @@ describe('Redis storage [redis]', () => {
   throttleStoreContract({ name: 'redis', declares: [], open: freshThrottle });
   // With the users on the database: the split the service runs.
   sessionLookupContract(fresh);
+  providerSessionEndingContract(fresh);
 
   it('keeps every key under the prefix, and gives each session key a time to live', async () => {
     const store = await fresh();

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observedSqlClient } from '../../src/adapters/metrics/observed-sql-client.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { seenLogoutTokensContract } from '../contract/seen-logout-tokens.contract.js';
 import { serviceSecretsContract } from '../contract/service-secrets.contract.js';
 import { newSession, sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
-import { forEachStore, repositories, truncateAll } from '../support/databases.js';
+import { forEachStore, repositories, testMigrations, truncateAll } from '../support/databases.js';
 
 // One database per store for this file, emptied before each test: isolation without paying
 // for a new database (PGlite restore ~0.6 s, PostgreSQL schema + migrations) per test.
@@ -42,6 +44,10 @@ forEachStore('SQL storage', (open, kind) => {
   });
   throttleStoreContract({ name: kind, declares: ['purge'], open: fresh });
   sessionLookupContract(fresh);
+  providerSessionEndingContract(async () => {
+    await truncateAll(client);
+    return Object.assign(new SqlStore(client, testMigrations()), { close: async () => undefined });
+  });
   seenLogoutTokensContract(async () => (await fresh()).logoutTokens);
   serviceSecretsContract(async () => (await fresh()).secrets);
 

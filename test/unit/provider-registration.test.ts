@@ -64,6 +64,7 @@ describe('provider registration rules', () => {
       secrets: { clientSecret: 'shh', privateKeyJwk: '{"d":"shh"}', settings: { B: 'shh', A: 'shh' } },
       createdAt: new Date(0),
       updatedAt: new Date(0),
+      enabledSince: new Date(0),
     });
     expect(JSON.stringify(summary)).not.toContain('shh');
     expect(summary).toMatchObject({ hasClientSecret: true, hasPrivateKey: true, settingNames: ['A', 'B'] });

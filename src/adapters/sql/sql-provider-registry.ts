@@ -33,6 +33,7 @@ interface ProviderRow {
   sealed_secrets: string;
   created_at: Date;
   updated_at: Date;
+  enabled_since: Date;
   redirect_uris: string[] | null;
   tenants: string[] | null;
 }
@@ -105,8 +106,8 @@ export class SqlProviderRegistry implements ProviderRegistry {
       if (taken.rowCount > 0) throw new Refused({ kind: 'id-taken', id: settings.id });
       await tx.query(
         `INSERT INTO sso_providers (id, issuer, client_id, client_auth, interpreter, username_claim, group_claim,
-           levels, require_pkce, id_token_alg, enabled, sealed_secrets, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+           levels, require_pkce, id_token_alg, enabled, sealed_secrets, created_at, updated_at, enabled_since)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $13)`,
         [settings.id, ...settingValues(settings), settings.enabled, this.seal(settings.id, secrets), now],
       );
       await this.writeLists(tx, settings.id, settings.redirectUris, settings.tenants);
@@ -155,12 +156,14 @@ export class SqlProviderRegistry implements ProviderRegistry {
   ): Promise<RegistryWrite<RegisteredProvider>> {
     const event = enabled ? 'provider_enabled' : 'provider_disabled';
     return this.write({ event, id, now, actor }, async (tx) => {
-      await this.lockedOrRefused(tx, id);
-      await tx.query('UPDATE sso_providers SET enabled = $2, updated_at = $3 WHERE id = $1', [
-        id,
-        enabled,
-        now,
-      ]);
+      const current = await this.lockedOrRefused(tx, id);
+      // Enabled again after a disable: sessions made before now stay ended (`enabledSince`).
+      // Enabling an enabled provider changes nothing of its sessions.
+      const enabledSince = enabled && !current.enabled ? now : current.enabledSince;
+      await tx.query(
+        'UPDATE sso_providers SET enabled = $2, updated_at = $3, enabled_since = $4 WHERE id = $1',
+        [id, enabled, now, enabledSince],
+      );
       return this.load(tx, id);
     });
   }
@@ -319,6 +322,7 @@ export class SqlProviderRegistry implements ProviderRegistry {
       secrets: { ...secrets, settings: secrets.settings ?? {} },
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
+      enabledSince: new Date(row.enabled_since),
     };
   }
 }

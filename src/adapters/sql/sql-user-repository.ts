@@ -104,6 +104,17 @@ export class SqlUserRepository implements UserRepository {
     return rows.map((row) => row.user_id);
   }
 
+  // Served by the provider-account index (users_sso_identity, led by sso_provider).
+  async listBoundTo(providerId: string, after: string | null, limit: number): Promise<User[]> {
+    const { rows } = await this.sql.query<UserRow>(
+      `${SELECT_USER} WHERE u.sso_provider = $1 AND u.sso_issuer IS NOT NULL
+         AND ($2::text IS NULL OR u.user_id > $2) ORDER BY u.user_id LIMIT $3`,
+      [providerId, after, limit],
+      'users_bound_to_provider',
+    );
+    return rows.map(userFromRow);
+  }
+
   async count(): Promise<number> {
     const { rows } = await this.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
     return rows[0]?.n ?? 0;

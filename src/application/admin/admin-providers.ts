@@ -1,3 +1,4 @@
+import { ssoAdmits } from '../../domain/login/login-policy.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import {
@@ -13,6 +14,7 @@ import type {
   RegistryRefusal,
   RegistryWrite,
 } from '../../domain/sso/provider-registry.port.js';
+import type { SessionEnding } from '../session-ending.js';
 import { conflict, invalid, notFound } from './directory-writes.js';
 
 /** What the deployment decides for every registered provider (contract 6a, section 7). */
@@ -45,17 +47,31 @@ function settled<T>(write: RegistryWrite<T>): T {
   return write.value;
 }
 
+/** A registry change and the SSO sessions it ended (counted as deleted, on the session store). */
+export interface ProviderChangeResult {
+  provider: ProviderSummary;
+  sessionsEnded: number;
+}
+
 /**
  * `gatehouse provider ...`: registers, changes and offboards customers' OpenID providers. Each
  * registration is checked whole (every fault named by its option) before anything is written;
  * what only the store can decide (a taken id or redirect URI, an unknown tenant) is refused by it
  * in the same transaction as the write.
+ *
+ * Offboarding ends sessions for real, through `SessionEnding`, in an order a crash between the two
+ * steps cannot turn against the customer: the registry first stops the logins (`disable`, and a
+ * narrowing `update`), then the sessions end; `remove` ends them before it forgets the bindings
+ * that find them. A failure to end them fails the command (the provider stays disabled, and the
+ * command can be run again); sessions it could not reach are refused when presented, and never
+ * revive on `enable` or a new `add` (`RegisteredProvider.enabledSince`).
  */
 export class AdminProviders {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly rules: ProviderAdministrationRules,
     private readonly clock: Clock,
+    private readonly ending: SessionEnding,
   ) {}
 
   async add(settings: Omit<ProviderSettings, 'enabled'>, secrets: ProviderSecrets): Promise<ProviderSummary> {
@@ -64,7 +80,11 @@ export class AdminProviders {
     return summarizeProvider(settled(await this.registry.add(whole, secrets, this.byAdministrator())));
   }
 
-  async update(id: string, change: ProviderChange): Promise<ProviderSummary> {
+  /**
+   * Changes the options given. Narrowing the tenants or the levels ends, through this provider,
+   * the sessions of the users it no longer admits (after the change is written: no new ones).
+   */
+  async update(id: string, change: ProviderChange): Promise<ProviderChangeResult> {
     const current = await this.registry.find(id);
     if (!current) throw notFound(`no provider ${JSON.stringify(id)}`);
     const givenSettings = Object.fromEntries(
@@ -77,7 +97,14 @@ export class AdminProviders {
       settings: { ...current.secrets.settings, ...change.secrets?.settings },
     };
     this.assertAcceptable(next, nextSecrets);
-    return summarizeProvider(settled(await this.registry.update(id, change, this.byAdministrator())));
+    const updated = settled(await this.registry.update(id, change, this.byAdministrator()));
+    const narrowing = change.settings.tenants !== undefined || change.settings.levels !== undefined;
+    const sessionsEnded = narrowing
+      ? await this.ending.unit((_, end) =>
+          end.throughProvider(id, { reason: 'provider_narrowed' }, (user) => !ssoAdmits(user, updated)),
+        )
+      : 0;
+    return { provider: summarizeProvider(updated), sessionsEnded };
   }
 
   async list(): Promise<ProviderSummary[]> {
@@ -90,12 +117,35 @@ export class AdminProviders {
     return summarizeProvider(provider);
   }
 
-  async setEnabled(id: string, enabled: boolean): Promise<ProviderSummary> {
-    return summarizeProvider(settled(await this.registry.setEnabled(id, enabled, this.byAdministrator())));
+  /**
+   * Stops new logins through the provider, then ends its live sessions (never-presented ones
+   * included). Run again, it ends what a failed run left.
+   */
+  async disable(id: string): Promise<ProviderChangeResult> {
+    const provider = settled(await this.registry.setEnabled(id, false, this.byAdministrator()));
+    return { provider: summarizeProvider(provider), sessionsEnded: await this.endSessionsThrough(id) };
   }
 
-  async remove(id: string): Promise<void> {
+  /** Restores logins; sessions made before now stay ended. */
+  async enable(id: string): Promise<ProviderSummary> {
+    return summarizeProvider(settled(await this.registry.setEnabled(id, true, this.byAdministrator())));
+  }
+
+  /**
+   * Deletes a disabled provider and forgets its users' bindings; its sessions end first, while the
+   * bindings still find them. Returns how many ended.
+   */
+  async remove(id: string): Promise<{ sessionsEnded: number }> {
+    const current = await this.registry.find(id);
+    if (!current) throw refused({ kind: 'not-found', id });
+    if (current.enabled) throw refused({ kind: 'still-enabled', id });
+    const sessionsEnded = await this.endSessionsThrough(id);
     settled(await this.registry.remove(id, this.byAdministrator()));
+    return { sessionsEnded };
+  }
+
+  private endSessionsThrough(id: string): Promise<number> {
+    return this.ending.unit((_, end) => end.throughProvider(id, { reason: 'provider_disabled' }));
   }
 
   private byAdministrator() {

@@ -105,14 +105,21 @@ export class AdminUsers {
   /**
    * Forgets the provider account the user is bound to: the next SSO login for this user binds
    * again. For a user whose account at the provider was re-created (a new `sub`) or moved to
-   * another provider. The user's sessions stay; revoke them separately.
+   * another provider. The user's sessions made through that provider end with the binding that
+   * admitted them: a provider's sessions are found through its bound users (offboarding), so none
+   * may outlive its binding. Other sessions stay.
    */
-  async resetSso(username: string): Promise<{ user: User; wasBound: boolean }> {
-    return this.store.transaction(async (repositories) => {
+  async resetSso(username: string): Promise<{ user: User; wasBound: boolean; sessionsEnded: number }> {
+    return this.ending.unit(async (repositories, end) => {
       const user = await this.require(repositories, username);
       const wasBound = await repositories.users.clearProviderAccount(user.userId);
-      if (wasBound) await this.audit(repositories, user, { event: 'sso_binding_reset' });
-      return { user, wasBound };
+      if (!wasBound) return { user, wasBound, sessionsEnded: 0 };
+      await this.audit(repositories, user, { event: 'sso_binding_reset' });
+      const provider = user.ssoIdentity?.provider;
+      const sessionsEnded = provider
+        ? await end.throughProviderOf(user, provider, { reason: 'sso_binding_reset' })
+        : 0;
+      return { user, wasBound, sessionsEnded };
     });
   }
 

@@ -1,5 +1,11 @@
-import { ENVIRONMENT_PROVIDER_ID, type RegisteredProvider } from '../../domain/sso/provider-registration.js';
+import { ssoAdmits } from '../../domain/login/login-policy.js';
+import {
+  ENVIRONMENT_PROVIDER_ID,
+  type RegisteredProvider,
+  sessionPredatesProvider,
+} from '../../domain/sso/provider-registration.js';
 import type { ProviderRegistry } from '../../domain/sso/provider-registry.port.js';
+import type { User } from '../../domain/user/user.js';
 
 /** What the login needs to know of a provider before it calls it: who it may log in, and how. */
 export interface ProviderRules {
@@ -45,8 +51,11 @@ export class ProviderDirectory<Parts> {
   private builtFrom = new Map<string, number>();
   private version: bigint | null = null;
   private failed = new Map<string, Error>();
-  /** Enabled registered providers, built or not: their sessions stay usable. */
-  private enabled = new Set<string>();
+  /**
+   * Enabled registered providers, built or not (their sessions stay usable): since when, and whom
+   * they admit.
+   */
+  private enabled = new Map<string, Pick<RegisteredProvider, 'enabledSince' | 'tenants' | 'levels'>>();
 
   constructor(
     private readonly registry: Pick<ProviderRegistry, 'version' | 'list'>,
@@ -73,14 +82,23 @@ export class ProviderDirectory<Parts> {
   }
 
   /**
-   * Whether this provider's SSO sessions may still be used: the environment's while it is
-   * configured, a registered one while it is enabled (even when its adapters failed to build, so
-   * a broken interpreter stops new logins, not the sessions already made).
+   * Whether an SSO session of this provider, made at `sessionCreatedAt` for `user`, may still be
+   * used: the environment's while it is configured; a registered one's while it is enabled (even
+   * when its adapters failed to build, so a broken interpreter stops new logins, not the sessions
+   * already made), only if made since it was last enabled or added (no disable, remove or re-add
+   * of the id can be undone for a session the offboarding missed), and only while it still admits
+   * the user (its tenants and levels, as a login checks them).
    */
-  isServed(providerId: string): boolean {
+  isServed(providerId: string, sessionCreatedAt: Date, user: User): boolean {
     // Not loaded yet: nothing is known to be offboarded, so nothing is ended on that account.
     if (this.version === null) return true;
-    return providerId === ENVIRONMENT_PROVIDER_ID ? this.environment !== null : this.enabled.has(providerId);
+    if (providerId === ENVIRONMENT_PROVIDER_ID) return this.environment !== null;
+    const provider = this.enabled.get(providerId);
+    return (
+      provider !== undefined &&
+      !sessionPredatesProvider(sessionCreatedAt, provider.enabledSince) &&
+      ssoAdmits(user, provider)
+    );
   }
 
   /**
@@ -145,7 +163,7 @@ export class ProviderDirectory<Parts> {
     this.byRedirectUri = byRedirectUri;
     this.builtFrom = builtFrom;
     this.failed = failed;
-    this.enabled = new Set(providers.map((provider) => provider.id));
+    this.enabled = new Map(providers.map((provider) => [provider.id, provider]));
     this.version = version;
     return true;
   }

@@ -73,6 +73,24 @@ export const ssoTenantAllowed: LoginCheck = {
   },
 };
 
+/**
+ * Whether a provider with these rules still admits the user: its tenant and level checks, as a
+ * login applies them. A provider narrowed (`--tenant`, `--levels`) ends the sessions of the users
+ * it no longer admits.
+ */
+export function ssoAdmits(
+  user: User,
+  rules: { levels: readonly number[]; tenants: readonly string[] | null },
+): boolean {
+  const attempt: LoginAttempt = {
+    method: 'sso',
+    user,
+    ssoUserLevels: rules.levels,
+    ssoTenants: rules.tenants,
+  };
+  return ssoTenantAllowed.check(attempt) === null && ssoLevelAllowed.check(attempt) === null;
+}
+
 /** An ordered list of named checks; the first denial wins. Extend by composing another list. */
 export class LoginPolicy {
   constructor(readonly checks: readonly LoginCheck[]) {}

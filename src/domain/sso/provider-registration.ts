@@ -54,6 +54,20 @@ export interface RegisteredProvider extends ProviderSettings {
   secrets: ProviderSecrets;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * When it was added, or last enabled after a disable: an SSO session made through it before
+   * then is never served (`sessionPredatesProvider`).
+   */
+  enabledSince: Date;
+}
+
+/**
+ * Whether an SSO session was made before its provider's current registration or enable: then a
+ * disable, a remove or a re-add came between, which ended it (or should have: a store that lost
+ * the deletion, a login in flight meanwhile), so it must not come back to life.
+ */
+export function sessionPredatesProvider(sessionCreatedAt: Date, enabledSince: Date): boolean {
+  return sessionCreatedAt.getTime() < enabledSince.getTime();
 }
 
 /** A provider as it may be shown: its settings and the names, never the values, of its secrets. */

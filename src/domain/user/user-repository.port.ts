@@ -23,6 +23,12 @@ export interface UserRepository {
   count(): Promise<number>;
   /** Up to `limit` user ids in ascending order, after `after` when given (keyset paging). */
   listUserIds(after: string | null, limit: number): Promise<string[]>;
+  /**
+   * Up to `limit` users bound to an account at this provider (`ssoIdentity.provider`), by user id
+   * ascending, after `after` when given (keyset paging). Every SSO session through a provider is
+   * held by a user bound to it: the login binds first, and unbinding ends those sessions.
+   */
+  listBoundTo(providerId: string, after: string | null, limit: number): Promise<User[]>;
   /** Marks the first successful login; true only for the one call that set it. */
   markFirstLogin(userId: string, now: Date): Promise<boolean>;
   /**
