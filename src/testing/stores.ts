@@ -49,7 +49,9 @@ export type {
   SessionStore,
   SessionStoreCapabilities,
 } from '../domain/session/session-store.port.js';
+export type { SessionSide } from '../domain/session-side.port.js';
 export { DomainError } from '../domain/shared/domain-error.js';
+export * from './service-stores.js';
 
 export type SessionCapability = keyof SessionStoreCapabilities;
 export type ThrottleCapability = keyof ThrottleStoreCapabilities;

@@ -115,8 +115,12 @@ export async function openSessionStoreModule(
   const problems = sessionSideProblems(side);
   if (problems.length > 0) {
     // Whatever it opened is let go, as far as it can be.
-    if (isObject(side) && typeof side.close === 'function') await Promise.resolve(side.close()).catch(() => undefined);
-    throw new SessionStoreModuleError(specifier, `its default export did not give a SessionSide: ${problems.join('; ')}`);
+    if (isObject(side) && typeof side.close === 'function')
+      await Promise.resolve(side.close()).catch(() => undefined);
+    throw new SessionStoreModuleError(
+      specifier,
+      `its default export did not give a SessionSide: ${problems.join('; ')}`,
+    );
   }
   return side as SessionSide;
 }

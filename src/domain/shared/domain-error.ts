@@ -85,7 +85,10 @@ export function isDomainError(value: unknown): value is DomainError {
   if (candidate[BRAND] !== true && candidate.name !== 'DomainError') return false;
   if (typeof candidate.code !== 'string' || !KNOWN_CODES.has(candidate.code)) return false;
   const { retryAfterS, errors } = candidate;
-  if (retryAfterS !== undefined && !(typeof retryAfterS === 'number' && retryAfterS >= 0 && retryAfterS < Infinity)) {
+  if (
+    retryAfterS !== undefined &&
+    !(typeof retryAfterS === 'number' && retryAfterS >= 0 && retryAfterS < Infinity)
+  ) {
     return false;
   }
   return errors === undefined || (Array.isArray(errors) && errors.every(isFieldError));
