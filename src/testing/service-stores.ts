@@ -214,14 +214,19 @@ export function serviceStoreContract(options: ServiceStoreContractOptions): void
       });
 
       if (options.commands === 'reach') {
-        it('fails a command loudly while the store is down: non-zero, naming SERVICE_UNAVAILABLE', async () => {
+        it('fails the session commands loudly while the store is down (SERVICE_UNAVAILABLE, non-zero), writing nothing', async () => {
           await outage.begin();
           try {
-            for (const args of [
-              ['sessions', 'list', '--user', username],
-              ['sessions', 'revoke', '--user', username],
-            ]) {
-              const result = await service.gatehouse(args);
+            for (const [args, input] of [
+              [['sessions', 'list', '--user', username]],
+              [['sessions', 'revoke', '--user', username]],
+              [['user', 'disable', username]],
+              [
+                ['user', 'set-password', username, '--password-stdin'],
+                'another long and private passphrase\n',
+              ],
+            ] as Array<[string[], string?]>) {
+              const result = await service.gatehouse(args, input);
               expect({ args, code: result.code, stdout: result.stdout }).toEqual({
                 args,
                 code: 1,
@@ -232,6 +237,8 @@ export function serviceStoreContract(options: ServiceStoreContractOptions): void
           } finally {
             await outage.end();
           }
+          // Neither the user's state nor the password changed: the user logs in as before.
+          cookieOf(await http.login());
         });
       }
     }

@@ -3,7 +3,7 @@
  * the team's store. Here the database is a folder of files that every process shares
  * (KEY_VALUE_DIR); a team opens its own database's client instead.
  */
-import type { SessionSide } from '../../src/testing/stores.js';
+import type { SessionSide } from '../../src/testing/store-runtime.js';
 import { fileKeyValue } from './file-key-value.js';
 import { KeyValueSessionStore } from './key-value-session-store.js';
 import { KeyValueThrottleStore } from './key-value-throttle-store.js';

@@ -3,7 +3,7 @@ import {
   type ThrottleReservation,
   type ThrottleStore,
   type ThrottleStoreCapabilities,
-} from '../../src/testing/stores.js';
+} from '../../src/testing/store-runtime.js';
 import type { KeyValue } from './key-value-session-store.js';
 
 /** One key's budget: the attempts taken in the window of `windowMs` that began at `windowStart`. */

@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -139,6 +139,63 @@ describe.skipIf(!pgEnabled)('the worked example store, named by SESSION_STORE_MO
   });
 });
 
+/** `npm start`: its node flags and entry, as package.json has them. */
+function npmStartArgv(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return manifest.scripts.start.split(/\s+/).slice(1);
+}
+
+describe('the worked example store, named by SESSION_STORE_MODULE, under `npm start` [pglite]', () => {
+  let folder: string;
+  let service: Started | undefined;
+  let port: number;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'gatehouse-kv-start-'));
+    const env = {
+      DATA_DIR: join(folder, 'data'),
+      SESSION_STORE_MODULE: './test/examples/key-value-store-module.ts',
+      KEY_VALUE_DIR: join(folder, 'kv'),
+      NODE_OPTIONS: '--import tsx',
+      COOKIE_SECURE: 'false',
+      BOOTSTRAP_ADMIN: 'false',
+      LOG_LEVEL: 'info',
+    };
+    await importUser(env, folder);
+    port = await freePort();
+    service = await serve(npmStartArgv(), env, port);
+  }, 120_000);
+  afterAll(async () => {
+    await stop(service);
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  it('keeps the sessions the service makes in the store of the module, and says so', async () => {
+    const keys = () => readdir(join(folder, 'kv', 'keys')).catch(() => []);
+    expect(await keys()).toEqual([]);
+    const login = await fetch(`http://127.0.0.1:${port}/api/v1/login/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(USER),
+    });
+    expect(login.status).toBe(200);
+    // The session, its user's index and the throttle budget: all in the key/value database.
+    expect((await keys()).length).toBeGreaterThanOrEqual(2);
+    const started = (service?.stdout() ?? '')
+      .split('\n')
+      .filter((line) => line.includes('Gatehouse listening'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(started).toEqual([
+      expect.objectContaining({
+        session_store: 'module',
+        session_store_module: './test/examples/key-value-store-module.ts',
+      }),
+    ]);
+  });
+});
+
 describe('the memory store under `npm start`', () => {
   let folder: string;
   let service: Started | undefined;
@@ -164,13 +221,8 @@ describe('the memory store under `npm start`', () => {
       };
       // The embedded database serves one process: the user is imported before the service starts.
       await importUser(env, folder);
-      // `npm start`: its node flags and entry, as package.json has them.
-      const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-        scripts: { start: string };
-      };
-      const argv = manifest.scripts.start.split(/\s+/).slice(1);
       const port = await freePort();
-      service = await serve(argv, env, port);
+      service = await serve(npmStartArgv(), env, port);
       return {
         url: `http://127.0.0.1:${port}`,
         user: USER,
