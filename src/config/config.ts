@@ -583,10 +583,14 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   return deepFreeze(config);
 }
 
-/** The session store in use, as the start-up log line and /readyz name it. */
-export function sessionStoreName(
-  config: Pick<Config, 'sessionStore'>,
-): 'sql' | 'memory' | 'redis' | 'redis-cluster' | 'module' {
+/**
+ * Where sessions live, as the start-up log line and /readyz name it: `module` is a store of the
+ * deployment's own (SESSION_STORE_MODULE, or one an embedder gives createGatehouse).
+ */
+export type SessionStoreName = 'sql' | 'memory' | 'redis' | 'redis-cluster' | 'module';
+
+/** The session store the configuration names. */
+export function sessionStoreName(config: Pick<Config, 'sessionStore'>): SessionStoreName {
   if (config.sessionStore.kind !== 'redis') return config.sessionStore.kind;
   return config.sessionStore.clusterNodes ? 'redis-cluster' : 'redis';
 }
