@@ -4,7 +4,9 @@
  * - the worked example store (docs/stores.md), named by SESSION_STORE_MODULE, under
  *   `gatehouse serve`: its outages, thrown with the testing kit's own copy of DomainError, are 503
  *   with Retry-After, and the commands end the sessions the service made;
- * - the memory store under `npm start`'s entry (dist/src/start.cjs), where the commands refuse.
+ * - the same store under `npm start`'s entry (dist/src/start.cjs), holding the service's sessions;
+ * - the memory store under `npm start`'s entry, where the commands refuse;
+ * - a command whose store module does not open, or is missing: it fails, naming the variable.
  * The example's database is a folder of files both processes share; the module is TypeScript,
  * loaded through tsx (NODE_OPTIONS), as a team's compiled module would be loaded without it.
  */
@@ -241,3 +243,45 @@ describe('the memory store under `npm start`', () => {
     expect(warnings[0]!.msg).toMatch(/lost on restart and not shared between instances/);
   });
 });
+
+describe.skipIf(!pgEnabled)(
+  'a `gatehouse` command whose SESSION_STORE_MODULE cannot serve [postgres]',
+  () => {
+    let target: CliTarget;
+    let folder: string;
+
+    beforeAll(async () => {
+      target = await openCliTarget('postgres');
+      folder = await mkdtemp(join(tmpdir(), 'gatehouse-bad-module-'));
+      await writeFile(
+        join(folder, 'down.mjs'),
+        "export default async () => { throw new Error('connect ECONNREFUSED 10.0.0.9:8000'); };\n",
+      );
+    }, 60_000);
+    afterAll(async () => {
+      await target?.close();
+      if (folder) await rm(folder, { recursive: true, force: true });
+    });
+
+    it('fails loudly, naming the variable, when the store does not open or the module is missing', async () => {
+      const args = ['sessions', 'revoke', '--user', 'store-ann'];
+      const down = await runGatehouse(args, {
+        env: { ...target.env, SESSION_STORE_MODULE: join(folder, 'down.mjs') },
+        bin: BIN,
+      });
+      expect(down).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `error SERVICE_UNAVAILABLE: The session store of SESSION_STORE_MODULE "${join(folder, 'down.mjs')}" did not open. (connect ECONNREFUSED 10.0.0.9:8000)\n`,
+      });
+      const missing = await runGatehouse(args, {
+        env: { ...target.env, SESSION_STORE_MODULE: './no/such/store.mjs' },
+        bin: BIN,
+      });
+      expect(missing).toMatchObject({ code: 2, stdout: '' });
+      expect(missing.stderr).toMatch(
+        /^error CONFIG: SESSION_STORE_MODULE "\.\/no\/such\/store\.mjs": cannot be loaded \(/,
+      );
+    });
+  },
+);
