@@ -11,8 +11,8 @@
  * loaded through tsx (NODE_OPTIONS), as a team's compiled module would be loaded without it.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,20 +24,29 @@ import { dieWithTestProcess, killGroup } from '../support/reaper.js';
 import { freePort } from '../support/redis-server.js';
 import { OUTAGE_FILE } from './file-key-value.js';
 
-const BIN = join(ROOT, 'bin/gatehouse.js');
+/**
+ * The service as installed: a copy of the checkout's runnable parts, built there, so no other test
+ * file's build of the checkout's dist/ rewrites a file these processes are loading. The processes
+ * run from the checkout (their working directory), where SESSION_STORE_MODULE's path points.
+ */
+const BUILD = mkdtempSync(join(tmpdir(), 'gatehouse-service-stores-'));
+const BIN = join(BUILD, 'bin/gatehouse.js');
 const USER = { username: 'store-ann', password: 'a long and private passphrase' };
 
 beforeAll(async () => {
-  const started = Date.now();
+  for (const path of ['bin', 'src', 'migrations', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
+    cpSync(join(ROOT, path), join(BUILD, path), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(BUILD, 'node_modules'));
   // The same build as `npm run build`; a type error elsewhere still emits dist/.
   await promisify(execFile)(
     process.execPath,
     [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    { cwd: ROOT },
+    { cwd: BUILD },
   ).catch(() => undefined);
-  const entry = await stat(join(ROOT, 'dist/src/start.cjs')).catch(() => null);
-  if (!entry || entry.mtimeMs < started - 1000) throw new Error('the build did not emit dist/src/start.cjs');
+  if (!existsSync(join(BUILD, 'dist/src/start.cjs')))
+    throw new Error('the build did not emit dist/src/start.cjs');
 }, 180_000);
+afterAll(() => rmSync(BUILD, { recursive: true, force: true }));
 
 /** Imports the suite's user with the command (imported passwords need no change at first login). */
 async function importUser(env: Record<string, string>, folder: string): Promise<void> {
@@ -146,7 +155,8 @@ function npmStartArgv(): string[] {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
-  return manifest.scripts.start.split(/\s+/).slice(1);
+  const argv = manifest.scripts.start.split(/\s+/).slice(1);
+  return [...argv.slice(0, -1), join(BUILD, argv.at(-1)!)];
 }
 
 describe('the worked example store, named by SESSION_STORE_MODULE, under `npm start` [pglite]', () => {
