@@ -95,6 +95,9 @@ async function main(): Promise<void> {
       url: running.url,
       store: config.database.kind,
       session_store: sessionStoreName(config),
+      ...(config.sessionStore.kind === 'module'
+        ? { session_store_module: config.sessionStore.specifier }
+        : {}),
       transport: gatehouse.app.transport,
       sso: config.oidc ? 'on' : 'off',
       // libuv's pool, on which the password hashes run (set by start.cts unless given).

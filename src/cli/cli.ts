@@ -509,11 +509,13 @@ function report(error: unknown, io: CliIo): number {
 
 /**
  * SESSION_STORE=memory keeps sessions inside the service's process: this command's own store
- * would be an empty other one, so a revocation here would end nothing (and a new password would
- * leave the old sessions alive). Refused, saying why, instead of answering success.
+ * would be an empty other one, so a revocation here would end nothing (and a new password or a
+ * disabled account would leave the old sessions alive). Refused, saying why, instead of answering
+ * "ended 0 sessions".
  */
 function refuseSessionsOutOfReach(config: Config, argv: readonly string[]): void {
-  const endsSessions = argv[0] === 'sessions' || (argv[0] === 'user' && argv[1] === 'set-password');
+  const endsSessions =
+    argv[0] === 'sessions' || (argv[0] === 'user' && (argv[1] === 'set-password' || argv[1] === 'disable'));
   if (config.sessionStore.kind !== 'memory' || !endsSessions) return;
   throw new UsageError(
     "SESSION_STORE=memory: the sessions live in the service process, out of this command's reach; " +

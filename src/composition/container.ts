@@ -6,7 +6,7 @@ import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import { ignoredSessionChecks, type LoginEvents } from '../application/login-events.js';
-import type { Config } from '../config/config.js';
+import { type Config, type SessionStoreName, sessionStoreName } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
@@ -24,6 +24,8 @@ export interface ContainerParts {
   config: Config;
   logger: Logger;
   store: Store;
+  /** Where the store keeps sessions, when not where the configuration says (an embedder's store). */
+  sessionStoreName?: SessionStoreName;
   clock?: Clock;
   random?: Random;
   /** Tests may pass a cheaper hasher; production uses argon2id at the configured cost. */
@@ -55,6 +57,9 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.Config).toConstantValue(parts.config);
   container.bind(TOKENS.Logger).toConstantValue(parts.logger);
   container.bind(TOKENS.Store).toConstantValue(parts.store);
+  container
+    .bind(TOKENS.SessionStoreName)
+    .toConstantValue(parts.sessionStoreName ?? sessionStoreName(parts.config));
   container.bind(TOKENS.Clock).toConstantValue(parts.clock ?? systemClock);
   container.bind(TOKENS.Random).toConstantValue(parts.random ?? nodeRandom);
   const loginEvents = parts.loginEvents ?? loggedLoginEvents(parts.logger);

@@ -23,7 +23,7 @@ import type { ProviderDirectory } from '../application/sso/provider-directory.js
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
-import { type Config, sessionStoreName } from '../config/config.js';
+import type { Config, SessionStoreName } from '../config/config.js';
 import { projectRoot } from '../config/project-root.js';
 import type { Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
@@ -60,6 +60,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         metrics: GatehouseMetrics | null,
         sessionManagement: SessionManagement,
         providers: ProviderDirectory<SsoProviderParts>,
+        sessionStore: SessionStoreName,
       ) =>
         new HttpCore({
           logger,
@@ -68,7 +69,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
           cookieName: config.cookie.name,
           ...(metrics ? { onClientAbort: metrics.clientAborted } : {}),
           routes: [
-            ...healthRoutes(store, sessionStoreName(config)),
+            ...healthRoutes(store, sessionStore),
             ...sessionRoutes({
               passwordLogin,
               logout,
@@ -109,6 +110,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.Metrics,
         TOKENS.SessionManagement,
         TOKENS.ProviderDirectory,
+        TOKENS.SessionStoreName,
       ],
     )
     .inSingletonScope();

@@ -1,14 +1,17 @@
 import type { Logger } from '../adapters/logging/logger.js';
 import { memorySessionSide } from '../adapters/memory/memory-session-side.js';
+import { openSessionStoreModule, SessionStoreModuleError } from '../adapters/modules/session-store-module.js';
 import { redisSessionSide } from '../adapters/redis/redis-session-side.js';
 import { openRedis } from '../adapters/redis/redis-start.js';
-import type { Config } from '../config/config.js';
+import { type Config, ConfigError } from '../config/config.js';
 import type { SessionSide } from '../domain/session-side.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 
 /**
  * Where SESSION_STORE puts sessions and throttling: null for the database itself, this process
- * (`memory`), or Redis (`redis`: one server or a cluster; start-up waits for it, `openRedis`).
+ * (`memory`), Redis (`redis`: one server or a cluster; start-up waits for it, `openRedis`), or the
+ * deployment's own store (`module`: SESSION_STORE_MODULE, opened once here, so the service,
+ * `gatehouse serve` and every `gatehouse` command use it alike).
  */
 export async function openSessionSide(
   config: Config,
@@ -21,6 +24,13 @@ export async function openSessionSide(
       return null;
     case 'memory':
       return memorySessionSide(clock);
+    case 'module':
+      try {
+        return await openSessionStoreModule(settings.specifier, settings.environment);
+      } catch (error) {
+        if (error instanceof SessionStoreModuleError) throw new ConfigError([error.message]);
+        throw error;
+      }
     case 'redis': {
       const client = await openRedis(
         {

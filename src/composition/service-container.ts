@@ -75,6 +75,7 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
       config,
       logger,
       store,
+      ...(options.sessionSide ? { sessionStoreName: 'module' as const } : {}),
       ...(sso ? { sso } : {}),
       // Served where the OpenID parts are, managed by the command; secrets sealed under
       // TOKEN_ENCRYPTION_KEY (without it nothing is sealed: adding is refused, naming it).

@@ -23,7 +23,7 @@ import type { RegistryWatch } from '../application/sso/registry-watch.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
-import type { Config } from '../config/config.js';
+import type { Config, SessionStoreName } from '../config/config.js';
 import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
@@ -37,6 +37,8 @@ import type { SsoParts } from './sso-parts.js';
 /** Every binding's token, in one place. A token and its interface share a name. */
 export const TOKENS = {
   Config: Symbol.for('gatehouse.Config') as ServiceIdentifier<Config>,
+  /** Where sessions live, as /readyz names it. */
+  SessionStoreName: Symbol.for('gatehouse.SessionStoreName') as ServiceIdentifier<SessionStoreName>,
   Logger: Symbol.for('gatehouse.Logger') as ServiceIdentifier<Logger>,
   Clock: Symbol.for('gatehouse.Clock') as ServiceIdentifier<Clock>,
   Random: Symbol.for('gatehouse.Random') as ServiceIdentifier<Random>,

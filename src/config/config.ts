@@ -55,9 +55,14 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).optional(),
   DATABASE_QUEUE_TIMEOUT_MS: int(1, 60_000).default(2000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(5000),
+  // Unset: `module` when SESSION_STORE_MODULE names a store, else `sql`.
   SESSION_STORE: z
-    .enum(['sql', 'redis', 'memory'], { message: 'must be sql, redis or memory' })
-    .default('sql'),
+    .enum(['sql', 'redis', 'memory', 'module'], { message: 'must be sql, redis, memory or module' })
+    .optional(),
+  /** A deployment's own session store: a package name or a path from the working directory. */
+  SESSION_STORE_MODULE: z.string().trim().min(1).optional(),
+  /** SESSION_STORE=memory beside a database other instances may share, said to be right. */
+  SESSION_STORE_MEMORY_ALLOW_SHARED: bool.default(false),
   HTTP_TRANSPORT: z.enum(['koa', 'fastify'], { message: 'must be koa or fastify' }).default('koa'),
   REDIS_URL: z
     .string()
@@ -179,6 +184,11 @@ export interface Config {
     | { kind: 'sql' }
     /** In this process's memory: one process, nothing kept across a restart. */
     | { kind: 'memory' }
+    /**
+     * A deployment's own store (SESSION_STORE_MODULE): the module's default export, called with
+     * the environment, gives the SessionSide.
+     */
+    | { kind: 'module'; specifier: string; environment: Readonly<Record<string, string>> }
     | {
         kind: 'redis';
         url: string | undefined;
@@ -330,6 +340,25 @@ function interpreterSettingsOf(
   return settings;
 }
 
+/** SESSION_STORE_MODULE and SESSION_STORE agree: the module is used only when nothing else is named. */
+function sessionStoreModuleProblems(sessionStore: string, specifier: string | undefined): string[] {
+  if (sessionStore === 'module' && !specifier) {
+    return ['SESSION_STORE: module needs SESSION_STORE_MODULE (the package or path of the store)'];
+  }
+  if (sessionStore !== 'module' && specifier) {
+    return [
+      `SESSION_STORE_MODULE: is set but SESSION_STORE is ${sessionStore}; unset SESSION_STORE (or set it to module) to use the module, or unset SESSION_STORE_MODULE`,
+    ];
+  }
+  return [];
+}
+
+function definedValues(environment: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(environment)) if (value !== undefined) values[name] = value;
+  return values;
+}
+
 /** Parses the environment once; a bad value throws ConfigError naming the variable. Never echoes secrets. */
 export function loadConfig(environment: Readonly<Record<string, string | undefined>> = process.env): Config {
   const relevant: Record<string, string> = {};
@@ -345,6 +374,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   }
   const env = parsed.data;
   const problems: string[] = [];
+  const sessionStore = env.SESSION_STORE ?? (env.SESSION_STORE_MODULE ? 'module' : 'sql');
 
   if (env.SESSION_IDLE_TIMEOUT_S > env.SESSION_ABSOLUTE_TIMEOUT_S) {
     problems.push('SESSION_IDLE_TIMEOUT_S: must not exceed SESSION_ABSOLUTE_TIMEOUT_S');
@@ -407,17 +437,26 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
     problems.push(
       'REDIS_CLUSTER_NODES: set either REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both',
     );
-  } else if (env.SESSION_STORE === 'redis' && !env.REDIS_URL && !(env.REDIS_CLUSTER_NODES?.length ?? 0)) {
+  } else if (sessionStore === 'redis' && !env.REDIS_URL && !(env.REDIS_CLUSTER_NODES?.length ?? 0)) {
     problems.push('SESSION_STORE: redis needs REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster)');
   }
-  if (env.SESSION_STORE !== 'redis' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
+  if (sessionStore !== 'redis' && (env.REDIS_URL || (env.REDIS_CLUSTER_NODES?.length ?? 0) > 0)) {
     problems.push(
-      `SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is ${env.SESSION_STORE}; set SESSION_STORE=redis to use it`,
+      `SESSION_STORE: REDIS_URL or REDIS_CLUSTER_NODES is set but SESSION_STORE is ${sessionStore}; set SESSION_STORE=redis to use it`,
     );
   }
-  if (env.SESSION_STORE === 'memory' && env.WORKERS > 1) {
+  problems.push(...sessionStoreModuleProblems(sessionStore, env.SESSION_STORE_MODULE));
+  if (sessionStore === 'memory' && env.WORKERS > 1) {
     problems.push(
       'WORKERS: more than 1 needs a shared session store; SESSION_STORE=memory lives in one process',
+    );
+  } else if (sessionStore === 'memory' && env.DATABASE_URL && !env.SESSION_STORE_MEMORY_ALLOW_SHARED) {
+    // Instances sharing the database would each keep sessions of their own: a revocation, a
+    // disabled user or a new password on one would leave the others' sessions alive.
+    problems.push(
+      'SESSION_STORE: memory keeps sessions in this process only, but DATABASE_URL names a database ' +
+        'other instances may share (a revocation on one would not reach the others); use sql or redis, ' +
+        'or set SESSION_STORE_MEMORY_ALLOW_SHARED=true if this is the only instance',
     );
   }
   if (env.WORKERS > 1 && !env.DATABASE_URL) {
@@ -464,7 +503,13 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
             commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
             tlsCa,
           }
-        : { kind: env.SESSION_STORE },
+        : sessionStore === 'module'
+          ? {
+              kind: 'module',
+              specifier: env.SESSION_STORE_MODULE ?? '',
+              environment: definedValues(environment),
+            }
+          : { kind: sessionStore === 'memory' ? 'memory' : 'sql' },
     database: env.DATABASE_URL
       ? {
           kind: 'postgres',
@@ -538,10 +583,14 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
   return deepFreeze(config);
 }
 
-/** The session store in use, as the start-up log line and /readyz name it. */
-export function sessionStoreName(
-  config: Pick<Config, 'sessionStore'>,
-): 'sql' | 'memory' | 'redis' | 'redis-cluster' {
+/**
+ * Where sessions live, as the start-up log line and /readyz name it: `module` is a store of the
+ * deployment's own (SESSION_STORE_MODULE, or one an embedder gives createGatehouse).
+ */
+export type SessionStoreName = 'sql' | 'memory' | 'redis' | 'redis-cluster' | 'module';
+
+/** The session store the configuration names. */
+export function sessionStoreName(config: Pick<Config, 'sessionStore'>): SessionStoreName {
   if (config.sessionStore.kind !== 'redis') return config.sessionStore.kind;
   return config.sessionStore.clusterNodes ? 'redis-cluster' : 'redis';
 }

@@ -9,7 +9,10 @@ import type { SessionStore } from './session/session-store.port.js';
 export interface SessionSide {
   sessions: SessionStore;
   throttle: ThrottleStore;
-  /** Readiness: the store answers (`/readyz`). */
-  isReady(): Promise<boolean>;
+  /**
+   * Readiness: the store answers (`/readyz` asks it, with the database). Optional: a store with no
+   * cheap way to tell leaves it out, and readiness is then the database's alone.
+   */
+  isReady?(): Promise<boolean>;
   close(): Promise<void>;
 }

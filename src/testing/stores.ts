@@ -22,34 +22,10 @@ import {
 } from '../domain/session/session.js';
 import type { SessionStore, SessionStoreCapabilities } from '../domain/session/session-store.port.js';
 
-// What a store's author implements against, from this package alone.
-export type {
-  ThrottlePurge,
-  ThrottleReservation,
-  ThrottleStore,
-  ThrottleStoreCapabilities,
-} from '../domain/login/throttle-store.port.js';
-export {
-  EXPIRED_SESSION_GRACE_MS,
-  type LoginMethod,
-  type SessionRecord,
-  type SessionWithUser,
-  type SsoOrigin,
-  type SsoSessionData,
-  type StoredSession,
-  sessionKeepUntil,
-  withoutProviderTokens,
-} from '../domain/session/session.js';
-export type { SessionLookup } from '../domain/session/session-lookup.port.js';
-export type {
-  EndAllSessions,
-  SessionPage,
-  SessionPaging,
-  SessionPurge,
-  SessionStore,
-  SessionStoreCapabilities,
-} from '../domain/session/session-store.port.js';
-export { DomainError } from '../domain/shared/domain-error.js';
+export * from './service-stores.js';
+// What a store's author implements against (also `/store-runtime`, without vitest), and the
+// suite of a store in the running service.
+export * from './store-runtime.js';
 
 export type SessionCapability = keyof SessionStoreCapabilities;
 export type ThrottleCapability = keyof ThrottleStoreCapabilities;

@@ -39,6 +39,7 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
       ['sessions', 'revoke', '--all'],
       ['sessions', 'list', '--user', 'ann'],
       ['user', 'set-password', 'ann', '--password-stdin'],
+      ['user', 'disable', 'ann'],
     ]) {
       const result = await runGatehouse(argv, { env: { SESSION_STORE: 'memory' } });
       expect(result.code).toBe(2);

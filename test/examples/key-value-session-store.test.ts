@@ -1,9 +1,10 @@
 /**
  * The worked example of docs/stores.md, proven as a team would prove its own store: the testing
- * kit's contract suite, over a key/value database (here one in memory, with expiry).
+ * kit's contract suites, over a key/value database (here one in memory, with expiry).
  */
-import { sessionStoreContract } from '../../src/testing/stores.js';
+import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { type KeyValue, KeyValueSessionStore } from './key-value-session-store.js';
+import { KeyValueThrottleStore } from './key-value-throttle-store.js';
 
 /** A key/value database in memory: each value forgotten at its expiry. */
 function memoryKeyValue(): KeyValue {
@@ -26,4 +27,10 @@ sessionStoreContract({
   name: 'docs/stores.md example',
   declares: [],
   open: async () => ({ sessions: new KeyValueSessionStore(memoryKeyValue()) }),
+});
+
+throttleStoreContract({
+  name: 'docs/stores.md example',
+  declares: [],
+  open: async () => ({ throttle: new KeyValueThrottleStore(memoryKeyValue()) }),
 });

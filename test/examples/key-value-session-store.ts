@@ -6,7 +6,7 @@ import {
   type SsoOrigin,
   type StoredSession,
   withoutProviderTokens,
-} from '../../src/testing/stores.js';
+} from '../../src/testing/store-runtime.js';
 
 /** What the team's database offers: values under keys, each forgotten at its expiry (null: never). */
 export interface KeyValue {

@@ -38,6 +38,8 @@ const PACKAGES: Record<string, string> = {
   '@gatehouse-auth/gatehouse-testing/errors': 'src/testing/errors.ts',
   '@gatehouse-auth/gatehouse-testing/stores': 'src/testing/stores.ts',
   '@gatehouse-auth/gatehouse/testing/stores': 'src/testing/stores.ts',
+  '@gatehouse-auth/gatehouse-testing/store-runtime': 'src/testing/store-runtime.ts',
+  '@gatehouse-auth/gatehouse/testing/store-runtime': 'src/testing/store-runtime.ts',
   '@gatehouse-auth/gatehouse-client': 'src/client/index.ts',
   '@gatehouse-auth/gatehouse-client/express': 'src/client/express.ts',
   '@gatehouse-auth/gatehouse-client/fastify': 'src/client/fastify.ts',

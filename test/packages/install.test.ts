@@ -200,6 +200,8 @@ describe('the packages, installed from their tarballs', () => {
         (error: { stderr?: string }) => error.stderr ?? 'failed',
       );
     expect(await load(`${SCOPE}/gatehouse-testing/errors`)).toBe('loaded');
+    // And a session store, which the service loads too (SESSION_STORE_MODULE).
+    expect(await load(`${SCOPE}/gatehouse-testing/store-runtime`)).toBe('loaded');
     expect(await load(`${SCOPE}/gatehouse-testing`)).toMatch(/vitest/);
 
     const installed = join(dir, 'node_modules', SCOPE, 'gatehouse-testing/dist/testing/errors.js');

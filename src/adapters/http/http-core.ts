@@ -137,7 +137,8 @@ export function writeProblem(reply: Reply, raw: unknown, requestId: string): voi
   const error = isDomainError(raw) ? raw : null;
   const code = error?.code ?? 'INTERNAL_ERROR';
   reply.status = STATUS_BY_CODE[code];
-  if (error?.retryAfterS !== undefined) reply.setHeader('Retry-After', String(error.retryAfterS));
+  // Whole seconds (RFC 9110 10.2.3), whichever copy of DomainError gave them.
+  if (error?.retryAfterS !== undefined) reply.setHeader('Retry-After', String(Math.ceil(error.retryAfterS)));
   // A body over the limit was not read to its end: the connection is closed after the answer.
   if (code === 'PAYLOAD_TOO_LARGE') reply.setHeader('Connection', 'close');
   reply.text(

@@ -244,8 +244,11 @@ export const healthResponseSchema = z.object({ status: z.literal('ok') }).meta({
 export const readinessResponseSchema = z
   .object({
     status: z.enum(['ready', 'unavailable']),
-    /** Where sessions live: `sql` (the database), `memory` (this process), `redis` (one server) or `redis-cluster`. */
-    session_store: z.enum(['sql', 'memory', 'redis', 'redis-cluster']),
+    /**
+     * Where sessions live: `sql` (the database), `memory` (this process), `redis` (one server),
+     * `redis-cluster`, or `module` (the deployment's own store, SESSION_STORE_MODULE).
+     */
+    session_store: z.enum(['sql', 'memory', 'redis', 'redis-cluster', 'module']),
   })
   .meta({ id: 'Readiness' });
 

@@ -79,7 +79,10 @@ export class SplitStore implements Store {
   }
 
   async isReady(): Promise<boolean> {
-    const [database, side] = await Promise.all([this.database.isReady(), this.side.isReady()]);
+    const [database, side] = await Promise.all([
+      this.database.isReady(),
+      this.side.isReady ? this.side.isReady() : true,
+    ]);
     return database && side;
   }
 

@@ -27,7 +27,7 @@ async function readyInTime(store: Store): Promise<boolean> {
  */
 export function healthRoutes(
   store: Store,
-  sessionStore: 'sql' | 'memory' | 'redis' | 'redis-cluster' = 'sql',
+  sessionStore: 'sql' | 'memory' | 'redis' | 'redis-cluster' | 'module' = 'sql',
 ): Route[] {
   return [
     { method: 'GET', path: '/healthz', handle: (_request, reply) => reply.json({ status: 'ok' }) },
