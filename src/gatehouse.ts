@@ -101,13 +101,10 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
     const metrics = container.get(TOKENS.Metrics);
     if (!metrics) throw new Error('createGatehouse: the container was built without metrics');
     warnAboutConfiguration(config, logger);
-    // Every enabled registered provider is loaded before the first request; a redirect URI the
-    // environment shares with one stops the start-up here, naming it (RedirectUriCollisionError).
-    const directory = container.get(TOKENS.ProviderDirectory);
-    await directory.refresh();
-    for (const [id, error] of directory.failures()) {
-      logger.error({ provider: id, err: error.message }, `provider "${id}" cannot be used: ${error.message}`);
-    }
+    // Every enabled registered provider is loaded before the first request. One that cannot be
+    // (secrets under another key, a redirect URI of OIDC_REDIRECT_URIS, an interpreter that fails
+    // or never settles) is logged and refused alone: the service starts and serves the others.
+    await container.get(TOKENS.ProviderDirectory).refresh();
     const authenticator = container.get(TOKENS.SessionAuthenticator);
     const transport = config.http.transport;
     const proxy = { trustedProxyHops: config.http.trustedProxyHops };

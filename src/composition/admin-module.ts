@@ -51,7 +51,7 @@ export const adminModule = new ContainerModule(({ bind }) => {
         return new AdminProviders(
           registry,
           {
-            interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
+            interpreterNames: [BUILT_IN_INTERPRETER, ...config.sso.interpreters.keys()],
             environmentRedirectUris: config.oidc?.redirectUris ?? [],
             canSealSecrets: config.tokenEncryptionKey !== undefined,
           },

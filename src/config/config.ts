@@ -224,8 +224,11 @@ export interface Config {
     usernameClaim: string;
     groupClaim: string;
     userLevels: number[];
-    /** SSO_INTERPRETERS: the interpreter modules registered providers may name, by name. */
-    interpreters: Readonly<Record<string, string>>;
+    /**
+     * SSO_INTERPRETERS: the interpreter modules registered providers may name, by name. A Map, so
+     * a name read from the database (`constructor`, `__proto__`) finds only what was configured.
+     */
+    interpreters: ReadonlyMap<string, string>;
     /** Deployment-wide, for every provider (OIDC_TIMEOUT_MS, OIDC_ALLOW_INSECURE_HTTP). */
     providerTimeoutMs: number;
     allowInsecureHttp: boolean;
@@ -302,11 +305,11 @@ function interpreterMapProblems(pairs: readonly string[]): string[] {
   return problems;
 }
 
-function interpreterMap(pairs: readonly string[]): Record<string, string> {
-  const map: Record<string, string> = {};
+function interpreterMap(pairs: readonly string[]): Map<string, string> {
+  const map = new Map<string, string>();
   for (const pair of pairs) {
     const separator = pair.indexOf('=');
-    map[pair.slice(0, separator).trim()] = pair.slice(separator + 1).trim();
+    map.set(pair.slice(0, separator).trim(), pair.slice(separator + 1).trim());
   }
   return map;
 }

@@ -74,7 +74,7 @@ describe('loadConfig defaults (contract section 7)', () => {
       usernameClaim: 'preferred_username',
       groupClaim: 'groups',
       userLevels: [8],
-      interpreters: {},
+      interpreters: new Map(),
       providerTimeoutMs: 5000,
       allowInsecureHttp: false,
       registryPollMs: 5000,
