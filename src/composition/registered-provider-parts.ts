@@ -49,6 +49,7 @@ export function registeredProviderParts(
       ...(secrets.privateKeyJwk ? { privateKeyJwk: JSON.parse(secrets.privateKeyJwk) as JsonWebKey } : {}),
       timeoutMs: config.sso.providerTimeoutMs,
       allowInsecureHttp: config.sso.allowInsecureHttp,
+      endpointOrigins: config.sso.endpointOrigins,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(observer ? { observer } : {}),
     });

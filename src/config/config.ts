@@ -118,6 +118,8 @@ const envSchema = z.object({
     .enum(ID_TOKEN_ALGORITHMS, { message: `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}` })
     .default('RS256'),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
+  /** Origins besides each issuer's own that its discovered endpoints may use (every provider). */
+  OIDC_ENDPOINT_ORIGINS: commaList.pipe(z.array(url)).default([]),
   OIDC_REQUIRE_PKCE: bool.default(false),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
   SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
@@ -232,6 +234,8 @@ export interface Config {
     /** Deployment-wide, for every provider (OIDC_TIMEOUT_MS, OIDC_ALLOW_INSECURE_HTTP). */
     providerTimeoutMs: number;
     allowInsecureHttp: boolean;
+    /** OIDC_ENDPOINT_ORIGINS: where discovered endpoints may be besides the issuer's origin. */
+    endpointOrigins: readonly string[];
     /** How often each instance asks whether the provider registry changed. */
     registryPollMs: number;
   };
@@ -526,6 +530,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       interpreters: interpreterMap(env.SSO_INTERPRETERS),
       providerTimeoutMs: env.OIDC_TIMEOUT_MS,
       allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
+      endpointOrigins: env.OIDC_ENDPOINT_ORIGINS.map((origin) => new URL(origin).origin),
       registryPollMs: env.SSO_REGISTRY_POLL_MS,
     },
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,

@@ -77,6 +77,7 @@ describe('loadConfig defaults (contract section 7)', () => {
       interpreters: new Map(),
       providerTimeoutMs: 5000,
       allowInsecureHttp: false,
+      endpointOrigins: [],
       registryPollMs: 5000,
     });
   });
