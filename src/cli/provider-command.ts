@@ -300,7 +300,9 @@ function planUpdate(args: readonly string[]): ProviderPlan {
     async run(context, lines) {
       const read = splitStdin(secret, fromStdin, lines);
       const settings =
-        settingPairs === undefined && fromStdin.length === 0 ? undefined : { ...settingPairs, ...read.settings };
+        settingPairs === undefined && fromStdin.length === 0
+          ? undefined
+          : { ...settingPairs, ...read.settings };
       const summary = await context.providers.update(id, {
         settings: change,
         secrets: secretsFrom(secret, read.secretValue, settings),
@@ -350,7 +352,12 @@ function describe(
   );
   context.out(`  levels ${summary.levels.join(', ')}; PKCE ${summary.requirePkce ? 'required' : 'optional'}`);
   context.out(`  ID token algorithm ${summary.idTokenAlg}`);
-  for (const fault of loadFaults) context.out(`  cannot be loaded with this configuration: ${clean(fault)}`);
+  for (const fault of loadFaults) context.out(`  ${cannotLoad(fault)}`);
+}
+
+/** Why this command's configuration (its key, SSO_INTERPRETERS, OIDC_REDIRECT_URIS) could not load it. */
+function cannotLoad(fault: string): string {
+  return `cannot be loaded with this configuration: ${clean(fault)}`;
 }
 
 /** `gatehouse provider add | update | list | show | test | disable | enable | remove`. */
@@ -369,11 +376,11 @@ export function planProvider(args: readonly string[]): ProviderPlan {
           const providers = await context.providers.list();
           context.out(`${providers.length} provider${providers.length === 1 ? '' : 's'}`);
           for (const provider of providers) {
-            const faults = provider.loadFaults.length > 0 ? '  CANNOT BE LOADED (see show)' : '';
             context.out(
               `  ${quoted(provider.id)}  ${provider.enabled ? 'enabled' : 'disabled'}  ${clean(provider.issuer)}  ` +
-                `tenants ${provider.tenants.map(quoted).join(', ')}${faults}`,
+                `tenants ${provider.tenants.map(quoted).join(', ')}`,
             );
+            for (const fault of provider.loadFaults) context.out(`    ${cannotLoad(fault)}`);
           }
         },
       };
