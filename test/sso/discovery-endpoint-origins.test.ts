@@ -167,7 +167,9 @@ describe('gatehouse provider test against hostile answers', () => {
       });
       const keys = await probe(idp.origin);
       expect(keys.ok).toBe(false);
-      expect(keys.lines).toContain(`fail  keys ${idp.origin}/keys: answer larger than 256 KB: not read further`);
+      expect(keys.lines).toContain(
+        `fail  keys ${idp.origin}/keys: answer larger than 256 KB: not read further`,
+      );
     } finally {
       await idp.close();
     }

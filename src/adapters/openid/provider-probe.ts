@@ -82,7 +82,9 @@ export async function probeProvider(target: ProbeTarget): Promise<ProbeResult> {
   if (issuerUrl.protocol === 'http:' && !target.allowInsecureHttp) {
     return {
       ok: false,
-      lines: [`fail  issuer ${cut(target.issuer)} is http:// (allowed only with OIDC_ALLOW_INSECURE_HTTP=true)`],
+      lines: [
+        `fail  issuer ${cut(target.issuer)} is http:// (allowed only with OIDC_ALLOW_INSECURE_HTTP=true)`,
+      ],
     };
   }
   const discoveryUrl = `${target.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
@@ -109,7 +111,10 @@ export async function probeProvider(target: ProbeTarget): Promise<ProbeResult> {
   if (foreign) {
     return {
       ok: false,
-      lines: [...lines, `fail  endpoints: ${foreignEndpointMessage({ ...foreign, url: shown(foreign.url) })}`],
+      lines: [
+        ...lines,
+        `fail  endpoints: ${foreignEndpointMessage({ ...foreign, url: shown(foreign.url) })}`,
+      ],
     };
   }
   lines.push("ok    endpoints at the issuer's origin or OIDC_ENDPOINT_ORIGINS");
@@ -131,7 +136,9 @@ export async function probeProvider(target: ProbeTarget): Promise<ProbeResult> {
         (key.alg === undefined || key.alg === target.idTokenAlg),
     );
     if (usable.length > 0) {
-      lines.push(`ok    keys ${cut(jwksUri)}: ${usable.length} of ${keys.length} can verify ${target.idTokenAlg}`);
+      lines.push(
+        `ok    keys ${cut(jwksUri)}: ${usable.length} of ${keys.length} can verify ${target.idTokenAlg}`,
+      );
     } else {
       ok = false;
       lines.push(
