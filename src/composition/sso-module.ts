@@ -10,7 +10,7 @@ import { RegistryWatch } from '../application/sso/registry-watch.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
-import { BUILT_IN_INTERPRETER, type Config } from '../config/config.js';
+import { allowedInterpreterNames, type Config } from '../config/config.js';
 import { AddressThrottle } from '../domain/login/address-throttle.js';
 import { ADDRESS_FAILURE_FACTOR } from '../domain/login/login-throttle.js';
 import type { Clock } from '../domain/shared/clock.port.js';
@@ -56,7 +56,7 @@ export const ssoModule = new ContainerModule(({ bind }) => {
           parts.environment,
           parts.build,
           {
-            interpreterNames: [BUILT_IN_INTERPRETER, ...config.sso.interpreters.keys()],
+            interpreterNames: allowedInterpreterNames(config),
             // An interpreter's module and factory get as long as a call to a provider.
             buildTimeoutMs: config.sso.providerTimeoutMs,
             observer: providerLoadLog(logger),

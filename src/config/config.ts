@@ -288,6 +288,11 @@ function defaultPoolSize(): number {
 const INTERPRETER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const BUILT_IN_INTERPRETER = 'claims';
 
+/** The interpreter names a registered provider may take here: the built-in one and SSO_INTERPRETERS'. */
+export function allowedInterpreterNames(config: Config): string[] {
+  return [BUILT_IN_INTERPRETER, ...config.sso.interpreters.keys()];
+}
+
 function interpreterMapProblems(pairs: readonly string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
