@@ -422,6 +422,11 @@ export function planProvider(args: readonly string[]): ProviderPlan {
               ? `disabled provider ${quoted(summary.id)}: no new logins through it, and its live sessions end, on every instance within ${context.pollMs} ms`
               : `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms`,
           );
+          // Enabled but not loadable with this configuration: it will serve no login; say why now.
+          if (sub === 'enable') {
+            for (const fault of (await context.providers.show(id)).loadFaults)
+              context.out(`  ${cannotLoad(fault)}`);
+          }
         },
       };
     }

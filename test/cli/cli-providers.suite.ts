@@ -260,7 +260,7 @@ export function providersSuite(kind: StoreKind): void {
       });
     });
 
-    it('says in list and show which providers this configuration cannot load, and why; refuses to update one it cannot open, lets it be disabled', async () => {
+    it('says in list and show which providers this configuration cannot load, and why; refuses to update one it cannot open, lets it be disabled, and warns when it is enabled', async () => {
       // Three rows written from shells configured otherwise than the instances (in-process here,
       // to spare three command start-ups): another key, no OIDC_*, another SSO_INTERPRETERS.
       await target.withStore(async (store) => {
@@ -321,6 +321,12 @@ export function providersSuite(kind: StoreKind): void {
         'error INVALID_REQUEST: TOKEN_ENCRYPTION_KEY: the secrets of provider "sealed-elsewhere" do not open with it',
       );
       expect((await gatehouse(['provider', 'disable', 'sealed-elsewhere'])).code).toBe(0);
+      // Enabling it again says at once that this configuration cannot load it.
+      const enabled = await gatehouse(['provider', 'enable', 'sealed-elsewhere']);
+      expect(enabled.code).toBe(0);
+      expect(enabled.stdout).toContain(
+        `enabled provider "sealed-elsewhere": its logins resume on every instance within 5000 ms\n  cannot be loaded with this configuration: ${reasons['sealed-elsewhere']}\n`,
+      );
     });
 
     it('escapes what a hostile provider sends before printing it', async () => {
