@@ -104,13 +104,10 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
     // The device-proof key is read before the first request (and, with TOKEN_ENCRYPTION_KEY, sealed
     // where it lies): one this instance cannot open stops the start-up here, naming the variable.
     await container.get(TOKENS.DeviceProofKey).read();
-    // Every enabled registered provider is loaded before the first request; a redirect URI the
-    // environment shares with one stops the start-up here, naming it (RedirectUriCollisionError).
-    const directory = container.get(TOKENS.ProviderDirectory);
-    await directory.refresh();
-    for (const [id, error] of directory.failures()) {
-      logger.error({ provider: id, err: error.message }, `provider "${id}" cannot be used: ${error.message}`);
-    }
+    // Every enabled registered provider is loaded before the first request. One that cannot be
+    // (secrets under another key, a redirect URI of OIDC_REDIRECT_URIS, an interpreter that fails
+    // or never settles) is logged and refused alone: the service starts and serves the others.
+    await container.get(TOKENS.ProviderDirectory).refresh();
     const authenticator = container.get(TOKENS.SessionAuthenticator);
     const transport = config.http.transport;
     const proxy = { trustedProxyHops: config.http.trustedProxyHops };

@@ -19,7 +19,7 @@ import { describeLevel } from '../domain/user/user-rules.js';
 import { escapeForDisplay } from '../domain/user/username.js';
 import { planAudit } from './audit-command.js';
 import { parseImportFile } from './import-file.js';
-import { type PasswordSource, readPassword } from './password-input.js';
+import { type PasswordSource, readPassword, readSecretLines } from './password-input.js';
 import { ProbeFailed, type ProviderCommandContext, planProvider } from './provider-command.js';
 import { USAGE, UsageError } from './usage.js';
 
@@ -53,9 +53,11 @@ interface Context {
 interface Plan {
   /** Read a password from standard input (for this account label) before the store opens. */
   passwordFor?: string;
+  /** Read these secrets from standard input, one line each, in this order (by label). */
+  secretsFor?: readonly string[];
   /** Work that needs neither the store nor a password (reading an import file). */
   prepare?: () => Promise<void>;
-  run(context: Context, password: string | null): Promise<void>;
+  run(context: Context, password: string | null, secrets: readonly string[]): Promise<void>;
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
@@ -431,8 +433,8 @@ function plan(argv: readonly string[]): Plan | null {
     case 'provider': {
       const providerPlan = planProvider(rest);
       return {
-        ...(providerPlan.secret ? { passwordFor: providerPlan.secret.label } : {}),
-        run: (context, secret) => providerPlan.run(context.providers, secret),
+        ...(providerPlan.stdin.length > 0 ? { secretsFor: providerPlan.stdin } : {}),
+        run: (context, _password, secrets) => providerPlan.run(context.providers, secrets),
       };
     }
     default:
@@ -458,6 +460,7 @@ function providerCommandContext(
         idTokenAlg: provider.idTokenAlg,
         timeoutMs: config.sso.providerTimeoutMs,
         allowInsecureHttp: config.sso.allowInsecureHttp,
+        endpointOrigins: config.sso.endpointOrigins,
       });
     },
     out,
@@ -544,6 +547,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     refuseSessionsOutOfReach(config, argv);
     await commandPlan.prepare?.();
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
+    const secrets = commandPlan.secretsFor ? await readSecretLines(io, commandPlan.secretsFor) : [];
 
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
@@ -569,6 +573,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           out: (line) => io.stdout.write(`${line}\n`),
         },
         password,
+        secrets,
       );
     } finally {
       await store.close();

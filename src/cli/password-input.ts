@@ -24,13 +24,34 @@ export async function readPassword(source: PasswordSource, label: string): Promi
   return readPiped(source.stdin);
 }
 
-async function readPiped(stdin: NodeJS.ReadableStream): Promise<string> {
+/**
+ * Reads several secrets, one per line, in the order of `labels` (a provider's client secret, then
+ * its `--setting-stdin` values). From a pipe or file: exactly that many non-empty lines. From a
+ * terminal: each asked in turn, twice, without echo. One label reads as `readPassword` does.
+ */
+export async function readSecretLines(source: PasswordSource, labels: readonly string[]): Promise<string[]> {
+  if (labels.length === 1 || (source.stdin.isTTY && typeof source.stdin.setRawMode === 'function')) {
+    const values: string[] = [];
+    for (const label of labels) values.push(await readPassword(source, label));
+    return values;
+  }
+  const lines = (await readPipedText(source.stdin, labels.length)).split(/\r?\n/);
+  if (lines.length !== labels.length || lines.some((line) => line.length === 0)) {
+    throw new UsageError(
+      `standard input must hold ${labels.length} non-empty lines, in this order: ${labels.join('; ')}`,
+    );
+  }
+  return lines;
+}
+
+/** Standard input as text (at most `MAX_STDIN_BYTES` a line expected), less one final line break. */
+async function readPipedText(stdin: NodeJS.ReadableStream, lines = 1): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
     size += buffer.length;
-    if (size > MAX_STDIN_BYTES) throw new UsageError('standard input is too long for a password');
+    if (size > MAX_STDIN_BYTES * lines) throw new UsageError('standard input is too long for a password');
     chunks.push(buffer);
   }
   let text: string;
@@ -39,8 +60,13 @@ async function readPiped(stdin: NodeJS.ReadableStream): Promise<string> {
   } catch {
     throw new UsageError('the password on standard input is not valid UTF-8');
   }
-  if (text.endsWith('\r\n')) text = text.slice(0, -2);
-  else if (text.endsWith('\n')) text = text.slice(0, -1);
+  if (text.endsWith('\r\n')) return text.slice(0, -2);
+  if (text.endsWith('\n')) return text.slice(0, -1);
+  return text;
+}
+
+async function readPiped(stdin: NodeJS.ReadableStream): Promise<string> {
+  const text = await readPipedText(stdin);
   if (text.length === 0) throw new UsageError('no password on standard input (pipe it in, one line)');
   if (/[\r\n]/.test(text)) throw new UsageError('standard input must hold the password on one line');
   return text;

@@ -42,8 +42,12 @@ export interface SecretRequest {
 }
 
 export interface ProviderPlan {
-  secret?: SecretRequest;
-  run(context: ProviderCommandContext, secret: string | null): Promise<void>;
+  /**
+   * What standard input holds, one line each, in this order: the client secret or private key
+   * (when asked for), then each `--setting-stdin` value in the order the names were given.
+   */
+  stdin: readonly string[];
+  run(context: ProviderCommandContext, stdinLines: readonly string[]): Promise<void>;
 }
 
 const clean = escapeForDisplay;
@@ -58,6 +62,7 @@ const SETTING_OPTIONS = {
   'username-claim': { type: 'string' },
   'group-claim': { type: 'string' },
   setting: { type: 'string', multiple: true },
+  'setting-stdin': { type: 'string', multiple: true },
   levels: { type: 'string' },
   'require-pkce': { type: 'boolean' },
   'no-require-pkce': { type: 'boolean' },
@@ -117,6 +122,44 @@ function parseSettingPairs(pairs: readonly string[] | undefined): Record<string,
     settings[pair.slice(0, separator)] = pair.slice(separator + 1);
   }
   return settings;
+}
+
+/**
+ * The settings whose values come from standard input (`--setting-stdin NAME`), kept off the
+ * command line (shell history, `ps`); each name once, and not also given by `--setting`.
+ */
+function settingNamesFromStdin(
+  values: SettingValues,
+  onCommandLine: Record<string, string> | undefined,
+): string[] {
+  const names = values['setting-stdin'] ?? [];
+  for (const [index, name] of names.entries()) {
+    if (names.indexOf(name) !== index || (onCommandLine && Object.hasOwn(onCommandLine, name))) {
+      throw new UsageError(`setting ${quoted(name)} is given twice (--setting, --setting-stdin)`);
+    }
+  }
+  return names;
+}
+
+/** The lines standard input must hold, labelled for the prompt and for a refusal naming them. */
+function stdinLabels(secret: SecretRequest | undefined, settingNames: readonly string[], id: string) {
+  return [
+    ...(secret ? [secret.label] : []),
+    ...settingNames.map((name) => `the setting ${name} of provider ${id}`),
+  ];
+}
+
+/** The secret line and the `--setting-stdin` values, split from what standard input held. */
+function splitStdin(
+  secret: SecretRequest | undefined,
+  settingNames: readonly string[],
+  lines: readonly string[],
+): { secretValue: string | null; settings: Record<string, string> } {
+  const rest = secret ? lines.slice(1) : lines;
+  return {
+    secretValue: secret ? (lines[0] ?? null) : null,
+    settings: Object.fromEntries(settingNames.map((name, index) => [name, rest[index] ?? ''])),
+  };
 }
 
 function secretRequest(values: SettingValues, id: string, required: boolean): SecretRequest | undefined {
@@ -190,10 +233,12 @@ function planAdd(args: readonly string[]): ProviderPlan {
     oneOf<IdTokenAlgorithm>('id-token-alg', values['id-token-alg'], ID_TOKEN_ALGORITHMS) ?? 'RS256';
   const levels = parseLevels(values.levels);
   const settings = parseSettingPairs(values.setting);
+  const fromStdin = settingNamesFromStdin(values, settings);
   const secret = secretRequest(values, id, true);
   return {
-    ...(secret ? { secret } : {}),
-    async run(context, secretValue) {
+    stdin: stdinLabels(secret, fromStdin, id),
+    async run(context, lines) {
+      const read = splitStdin(secret, fromStdin, lines);
       const registration: Omit<ProviderSettings, 'enabled'> = {
         id,
         issuer,
@@ -210,7 +255,7 @@ function planAdd(args: readonly string[]): ProviderPlan {
       };
       const summary = await context.providers.add(registration, {
         settings: {},
-        ...secretsFrom(secret, secretValue, settings),
+        ...secretsFrom(secret, read.secretValue, { ...settings, ...read.settings }),
       });
       context.out(`added provider ${quoted(summary.id)}`);
       describe(summary, context);
@@ -227,6 +272,7 @@ function planUpdate(args: readonly string[]): ProviderPlan {
   }
   const levels = parseLevels(values.levels);
   const settingPairs = parseSettingPairs(values.setting);
+  const fromStdin = settingNamesFromStdin(values, settingPairs);
   const secret = secretRequest(values, id, false);
   const change: ProviderChange['settings'] = {
     ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
@@ -246,15 +292,25 @@ function planUpdate(args: readonly string[]): ProviderPlan {
       ? { idTokenAlg: oneOf<IdTokenAlgorithm>('id-token-alg', values['id-token-alg'], ID_TOKEN_ALGORITHMS)! }
       : {}),
   };
-  if (Object.keys(change).length === 0 && secret === undefined && settingPairs === undefined) {
+  if (
+    Object.keys(change).length === 0 &&
+    secret === undefined &&
+    settingPairs === undefined &&
+    fromStdin.length === 0
+  ) {
     throw new UsageError('provider update: give at least one option to change');
   }
   return {
-    ...(secret ? { secret } : {}),
-    async run(context, secretValue) {
+    stdin: stdinLabels(secret, fromStdin, id),
+    async run(context, lines) {
+      const read = splitStdin(secret, fromStdin, lines);
+      const settings =
+        settingPairs === undefined && fromStdin.length === 0
+          ? undefined
+          : { ...settingPairs, ...read.settings };
       const { provider: summary, sessionsEnded } = await context.providers.update(id, {
         settings: change,
-        secrets: secretsFrom(secret, secretValue, settingPairs),
+        secrets: secretsFrom(secret, read.secretValue, settings),
       });
       context.out(`updated provider ${quoted(summary.id)}`);
       if (change.tenants !== undefined || change.levels !== undefined) {
@@ -280,10 +336,18 @@ function quoted(value: string): string {
   return `"${clean(value)}"`;
 }
 
-/** Every setting of a provider; of its secrets, only whether they are set and the setting names. */
-function describe(summary: ProviderSummary, context: ProviderCommandContext): void {
-  const secret =
-    summary.clientAuth === 'private_key_jwt'
+/**
+ * Every setting of a provider; of its secrets, only whether they are set and the setting names;
+ * then why this command's configuration could not load it, if anything (`show`).
+ */
+function describe(
+  summary: ProviderSummary,
+  context: ProviderCommandContext,
+  loadFaults: readonly string[] = [],
+): void {
+  const secret = !summary.secretsReadable
+    ? 'secrets sealed under another key'
+    : summary.clientAuth === 'private_key_jwt'
       ? summary.hasPrivateKey
         ? 'private key set'
         : 'no private key'
@@ -307,6 +371,12 @@ function describe(summary: ProviderSummary, context: ProviderCommandContext): vo
   );
   context.out(`  levels ${summary.levels.join(', ')}; PKCE ${summary.requirePkce ? 'required' : 'optional'}`);
   context.out(`  ID token algorithm ${summary.idTokenAlg}`);
+  for (const fault of loadFaults) context.out(`  ${cannotLoad(fault)}`);
+}
+
+/** Why this command's configuration (its key, SSO_INTERPRETERS, OIDC_REDIRECT_URIS) could not load it. */
+function cannotLoad(fault: string): string {
+  return `cannot be loaded with this configuration: ${clean(fault)}`;
 }
 
 /** `gatehouse provider add | update | list | show | test | disable | enable | remove`. */
@@ -320,6 +390,7 @@ export function planProvider(args: readonly string[]): ProviderPlan {
     case 'list':
       onlyNothing(rest);
       return {
+        stdin: [],
         async run(context) {
           const providers = await context.providers.list();
           context.out(`${providers.length} provider${providers.length === 1 ? '' : 's'}`);
@@ -328,26 +399,31 @@ export function planProvider(args: readonly string[]): ProviderPlan {
               `  ${quoted(provider.id)}  ${provider.enabled ? 'enabled' : 'disabled'}  ${clean(provider.issuer)}  ` +
                 `tenants ${provider.tenants.map(quoted).join(', ')}`,
             );
+            for (const fault of provider.loadFaults) context.out(`    ${cannotLoad(fault)}`);
           }
         },
       };
     case 'show': {
       const id = onlyId(rest, 'show');
       return {
+        stdin: [],
         async run(context) {
-          const summary = await context.providers.show(id);
-          context.out(`provider ${quoted(summary.id)}`);
-          describe(summary, context);
+          const view = await context.providers.show(id);
+          context.out(`provider ${quoted(view.id)}`);
+          describe(view, context, view.loadFaults);
         },
       };
     }
     case 'test': {
       const id = onlyId(rest, 'test');
       return {
+        stdin: [],
         async run(context) {
           await context.providers.show(id);
           const report = await context.probe(id);
-          for (const line of report.lines) context.out(line);
+          // The lines carry what the provider sent (its issuer, algorithm names, error texts):
+          // escaped, so no control character or escape sequence reaches the terminal.
+          for (const line of report.lines) context.out(clean(line));
           if (!report.ok) throw new ProbeFailed(id);
         },
       };
@@ -356,6 +432,7 @@ export function planProvider(args: readonly string[]): ProviderPlan {
     case 'enable': {
       const id = onlyId(rest, sub);
       return {
+        stdin: [],
         async run(context) {
           // What the change does, and by when: each instance applies it at its next registry poll;
           // the sessions ended here are gone for every instance at once.
@@ -369,6 +446,9 @@ export function planProvider(args: readonly string[]): ProviderPlan {
             context.out(
               `enabled provider ${quoted(summary.id)}: its logins resume on every instance within ${context.pollMs} ms; sessions ended before stay ended`,
             );
+            // Enabled but not loadable with this configuration: it will serve no login; say why now.
+            for (const fault of (await context.providers.show(id)).loadFaults)
+              context.out(`  ${cannotLoad(fault)}`);
           }
         },
       };
@@ -376,6 +456,7 @@ export function planProvider(args: readonly string[]): ProviderPlan {
     case 'remove': {
       const id = onlyId(rest, 'remove');
       return {
+        stdin: [],
         async run(context) {
           const { sessionsEnded } = await context.providers.remove(id);
           context.out(

@@ -40,14 +40,17 @@ Commands:
       --tenant ID [--tenant ID ...]
       [--client-auth client_secret_basic|client_secret_post|private_key_jwt]
       (--client-secret-stdin | --private-key-jwk-stdin) [--interpreter NAME]
-      [--username-claim C] [--group-claim C] [--setting NAME=VALUE ...] [--levels 8,12]
-      [--require-pkce] [--id-token-alg RS256|PS256|ES256|EdDSA]
+      [--username-claim C] [--group-claim C] [--setting NAME=VALUE ...]
+      [--setting-stdin NAME ...] [--levels 8,12] [--require-pkce]
+      [--id-token-alg RS256|PS256|ES256|EdDSA]
                                            registers a customer's OpenID provider; secrets
                                            are kept encrypted with TOKEN_ENCRYPTION_KEY
   provider update ID [the options of add; --no-require-pkce]
                                            changes only the options given; fewer tenants or
                                            levels end the sessions of the users left out
-  provider list | show ID | test ID        show no secret; test fetches discovery and keys
+  provider list | show ID | test ID        show no secret; test fetches discovery and keys;
+                                           list and show say why this configuration
+                                           could not load a provider
   provider disable ID | enable ID | remove ID
                                            disable stops its logins and ends its sessions
                                            (enable brings none back); remove takes a
@@ -63,6 +66,12 @@ Passwords are read from standard input (one line) or asked for on a terminal, ne
 the command line. Passwords set here must be changed at the user's first login:
   printf '%s\\n' "$PASSWORD" | gatehouse user add ann --level 0 --tenant t1 --group g1 --password-stdin
 --no-password creates an account that can only log in with single sign-on.
+
+A provider's secrets are read from standard input, one line each, in this order: the client
+secret or private key (--client-secret-stdin, --private-key-jwk-stdin), then the value of each
+--setting-stdin NAME in the order given:
+  printf '%s\\n%s\\n' "$CLIENT_SECRET" "$API_TOKEN" | gatehouse provider add acme ... \\
+      --client-secret-stdin --setting-stdin API_TOKEN
 
 Import file: one JSON object a line, e.g.
   {"kind":"tenant","id":"t1","name":"Acme"}

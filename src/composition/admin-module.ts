@@ -4,7 +4,7 @@ import { AdminProviders } from '../application/admin/admin-providers.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
 import { ImportUsers } from '../application/admin/import-users.js';
 import type { SessionEnding } from '../application/session-ending.js';
-import { BUILT_IN_INTERPRETER, type Config } from '../config/config.js';
+import { allowedInterpreterNames, type Config } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
@@ -51,7 +51,7 @@ export const adminModule = new ContainerModule(({ bind }) => {
         return new AdminProviders(
           registry,
           {
-            interpreterNames: [BUILT_IN_INTERPRETER, ...Object.keys(config.sso.interpreters)],
+            interpreterNames: allowedInterpreterNames(config),
             environmentRedirectUris: config.oidc?.redirectUris ?? [],
             canSealSecrets: config.tokenEncryptionKey !== undefined,
           },

@@ -29,10 +29,16 @@ export function registeredProviderParts(
   return async (registered) => {
     const observer = options.observerFor?.(registered.id);
     const keyObserver = options.keyObserverFor?.(registered.id);
+    const { secrets } = registered;
+    if (secrets === null) {
+      throw new Error(
+        `provider "${registered.id}": its secrets do not open with TOKEN_ENCRYPTION_KEY (sealed under another key)`,
+      );
+    }
     const specifier =
       registered.interpreter === BUILT_IN_INTERPRETER
         ? BUILT_IN_INTERPRETER
-        : config.sso.interpreters[registered.interpreter];
+        : config.sso.interpreters.get(registered.interpreter);
     if (specifier === undefined) {
       throw new Error(
         `provider "${registered.id}" names interpreter "${registered.interpreter}", which SSO_INTERPRETERS does not list`,
@@ -43,12 +49,11 @@ export function registeredProviderParts(
       clientId: registered.clientId,
       clientAuth: registered.clientAuth,
       idTokenAlg: registered.idTokenAlg,
-      ...(registered.secrets.clientSecret ? { clientSecret: registered.secrets.clientSecret } : {}),
-      ...(registered.secrets.privateKeyJwk
-        ? { privateKeyJwk: JSON.parse(registered.secrets.privateKeyJwk) as JsonWebKey }
-        : {}),
+      ...(secrets.clientSecret ? { clientSecret: secrets.clientSecret } : {}),
+      ...(secrets.privateKeyJwk ? { privateKeyJwk: JSON.parse(secrets.privateKeyJwk) as JsonWebKey } : {}),
       timeoutMs: config.sso.providerTimeoutMs,
       allowInsecureHttp: config.sso.allowInsecureHttp,
+      endpointOrigins: config.sso.endpointOrigins,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(observer ? { observer } : {}),
       ...(keyObserver ? { keyObserver } : {}),
@@ -56,7 +61,7 @@ export function registeredProviderParts(
     const interpreter = await loadInterpreter(specifier, {
       usernameClaim: registered.usernameClaim ?? config.sso.usernameClaim,
       groupClaim: registered.groupClaim ?? config.sso.groupClaim,
-      env: registered.secrets.settings,
+      env: secrets.settings,
       timeoutMs: config.sso.providerTimeoutMs,
     });
     return { provider, interpreter };

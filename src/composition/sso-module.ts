@@ -1,15 +1,16 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from '../adapters/logging/logger.js';
+import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
-import { ProviderDirectory } from '../application/sso/provider-directory.js';
+import { ProviderDirectory, type ProviderLoadObserver } from '../application/sso/provider-directory.js';
 import { RegistryWatch } from '../application/sso/registry-watch.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
-import type { Config } from '../config/config.js';
+import { allowedInterpreterNames, type Config } from '../config/config.js';
 import { AddressThrottle } from '../domain/login/address-throttle.js';
 import { ADDRESS_FAILURE_FACTOR } from '../domain/login/login-throttle.js';
 import type { Clock } from '../domain/shared/clock.port.js';
@@ -30,6 +31,18 @@ const addressBudget = (config: Config) => ({
   windowS: config.throttle.windowS,
 });
 
+/** A provider this instance cannot load is one warning (per version of its row), never a secret. */
+function providerLoadLog(logger: Logger): ProviderLoadObserver {
+  return {
+    failed: (provider, reason) =>
+      logger.warn(
+        { provider, reason },
+        `provider "${provider}" is not served by this instance: ${reason}. The other providers are.`,
+      ),
+    recovered: (provider) => logger.info({ provider }, `provider "${provider}" no longer fails to load`),
+  };
+}
+
 /**
  * SSO: the providers this instance serves (the environment's and the registry's, kept in step by
  * the watch) and the use cases, which answer SSO_NOT_CONFIGURED while there is none.
@@ -37,13 +50,28 @@ const addressBudget = (config: Config) => ({
 export const ssoModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.ProviderDirectory)
     .toResolvedValue(
-      (parts: SsoParts, registry: ProviderRegistry | null) =>
-        new ProviderDirectory<SsoProviderParts>(
+      (
+        parts: SsoParts,
+        registry: ProviderRegistry | null,
+        config: Config,
+        logger: Logger,
+        metrics: GatehouseMetrics | null,
+      ) => {
+        const directory = new ProviderDirectory<SsoProviderParts>(
           registry ?? NO_REGISTERED_PROVIDERS,
           parts.environment,
           parts.build,
-        ),
-      [TOKENS.SsoParts, TOKENS.ProviderRegistry],
+          {
+            interpreterNames: allowedInterpreterNames(config),
+            // An interpreter's module and factory get as long as a call to a provider.
+            buildTimeoutMs: config.sso.providerTimeoutMs,
+            observer: providerLoadLog(logger),
+          },
+        );
+        metrics?.watchProviderLoad(() => directory.failures().keys());
+        return directory;
+      },
+      [TOKENS.SsoParts, TOKENS.ProviderRegistry, TOKENS.Config, TOKENS.Logger, TOKENS.Metrics],
     )
     .inSingletonScope();
   bind(TOKENS.RegistryWatch)

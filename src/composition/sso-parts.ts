@@ -71,6 +71,7 @@ export async function createSsoParts(
       ...(oidc.privateKeyJwk ? { privateKeyJwk: JSON.parse(oidc.privateKeyJwk) as JsonWebKey } : {}),
       timeoutMs: oidc.timeoutMs,
       allowInsecureHttp: oidc.allowInsecureHttp,
+      endpointOrigins: config.sso.endpointOrigins,
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
       ...observedAs(ENVIRONMENT_PROVIDER_ID),
       ...(keyObserverFor ? { keyObserver: keyObserverFor(ENVIRONMENT_PROVIDER_ID) } : {}),

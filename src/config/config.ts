@@ -123,6 +123,8 @@ const envSchema = z.object({
     .enum(ID_TOKEN_ALGORITHMS, { message: `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}` })
     .default('RS256'),
   OIDC_ALLOW_INSECURE_HTTP: bool.default(false),
+  /** Origins besides each issuer's own that its discovered endpoints may use (every provider). */
+  OIDC_ENDPOINT_ORIGINS: commaList.pipe(z.array(url)).default([]),
   OIDC_REQUIRE_PKCE: bool.default(false),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
   SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
@@ -234,11 +236,16 @@ export interface Config {
     usernameClaim: string;
     groupClaim: string;
     userLevels: number[];
-    /** SSO_INTERPRETERS: the interpreter modules registered providers may name, by name. */
-    interpreters: Readonly<Record<string, string>>;
+    /**
+     * SSO_INTERPRETERS: the interpreter modules registered providers may name, by name. A Map, so
+     * a name read from the database (`constructor`, `__proto__`) finds only what was configured.
+     */
+    interpreters: ReadonlyMap<string, string>;
     /** Deployment-wide, for every provider (OIDC_TIMEOUT_MS, OIDC_ALLOW_INSECURE_HTTP). */
     providerTimeoutMs: number;
     allowInsecureHttp: boolean;
+    /** OIDC_ENDPOINT_ORIGINS: where discovered endpoints may be besides the issuer's origin. */
+    endpointOrigins: readonly string[];
     /** How often each instance asks whether the provider registry changed. */
     registryPollMs: number;
   };
@@ -291,6 +298,11 @@ function defaultPoolSize(): number {
 const INTERPRETER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const BUILT_IN_INTERPRETER = 'claims';
 
+/** The interpreter names a registered provider may take here: the built-in one and SSO_INTERPRETERS'. */
+export function allowedInterpreterNames(config: Config): string[] {
+  return [BUILT_IN_INTERPRETER, ...config.sso.interpreters.keys()];
+}
+
 function interpreterMapProblems(pairs: readonly string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
@@ -312,11 +324,11 @@ function interpreterMapProblems(pairs: readonly string[]): string[] {
   return problems;
 }
 
-function interpreterMap(pairs: readonly string[]): Record<string, string> {
-  const map: Record<string, string> = {};
+function interpreterMap(pairs: readonly string[]): Map<string, string> {
+  const map = new Map<string, string>();
   for (const pair of pairs) {
     const separator = pair.indexOf('=');
-    map[pair.slice(0, separator).trim()] = pair.slice(separator + 1).trim();
+    map.set(pair.slice(0, separator).trim(), pair.slice(separator + 1).trim());
   }
   return map;
 }
@@ -568,6 +580,7 @@ export function loadConfig(environment: Readonly<Record<string, string | undefin
       interpreters: interpreterMap(env.SSO_INTERPRETERS),
       providerTimeoutMs: env.OIDC_TIMEOUT_MS,
       allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
+      endpointOrigins: env.OIDC_ENDPOINT_ORIGINS.map((origin) => new URL(origin).origin),
       registryPollMs: env.SSO_REGISTRY_POLL_MS,
     },
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,

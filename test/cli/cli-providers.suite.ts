@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
+import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
+import type { ProviderSettings } from '../../src/domain/sso/provider-registration.js';
+import { providerSettings } from '../contract/provider-registry.contract.js';
 import type { StoreKind } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { type CliTarget, describeCliStore, openCliTarget, runGatehouse } from './cli-support.js';
@@ -20,6 +26,12 @@ export function providersSuite(kind: StoreKind): void {
     let env: Record<string, string>;
     const gatehouse = (args: string[], input?: string, extraEnv: Record<string, string> = {}) =>
       runGatehouse(args, { env: { ...env, ...extraEnv }, ...(input === undefined ? {} : { input }) });
+    /** A provider's secrets as the registry keeps them, opened with the command's key. */
+    const storedSecrets = (id: string) =>
+      target.withStore(
+        async (store) =>
+          (await new SqlProviderRegistry(store.client, AesTokenSealer.fromBase64(KEY, [])).find(id))?.secrets,
+      );
     /** The arguments of adding provider "initech" for the tenant t-other at `redirectUri`, then `more`. */
     const addInitech = (redirectUri: string, ...more: string[]) => [
       'provider',
@@ -212,5 +224,200 @@ export function providersSuite(kind: StoreKind): void {
       );
       expect(disabled.stdout).not.toContain('ended');
     });
+
+    it('reads --setting-stdin values from standard input after the client secret, never from the command line', async () => {
+      const added = await gatehouse(
+        [
+          ...addInitech('https://portal.example/initech/cb', '--interpreter', 'globex'),
+          '--setting',
+          'REGION=eu',
+          '--client-secret-stdin',
+          '--setting-stdin',
+          'API_TOKEN',
+          '--setting-stdin',
+          'SIGNING_SECRET',
+        ],
+        `${CLIENT_SECRET}\n${SETTING_VALUE}\nsigning-secret-never-printed\n`,
+      );
+      expect(added.stderr).toBe('');
+      expect(added.stdout).toContain('settings "API_TOKEN", "REGION", "SIGNING_SECRET"');
+      expect(added.stdout).not.toContain(SETTING_VALUE);
+      expect(await storedSecrets('initech')).toEqual({
+        clientSecret: CLIENT_SECRET,
+        settings: { API_TOKEN: SETTING_VALUE, REGION: 'eu', SIGNING_SECRET: 'signing-secret-never-printed' },
+      });
+
+      // Too few lines: refused before anything is written, naming what each line is for.
+      const short = await gatehouse(
+        ['provider', 'update', 'initech', '--client-secret-stdin', '--setting-stdin', 'API_TOKEN'],
+        'only-one-line\n',
+      );
+      expect(short.code).toBe(2);
+      expect(short.stderr).toContain(
+        'standard input must hold 2 non-empty lines, in this order: the client secret of provider initech; the setting API_TOKEN of provider initech',
+      );
+      const twice = await gatehouse(
+        ['provider', 'update', 'initech', '--setting', 'API_TOKEN=x', '--setting-stdin', 'API_TOKEN'],
+        'y\n',
+      );
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toContain('setting "API_TOKEN" is given twice (--setting, --setting-stdin)');
+
+      // Alone, one setting's value is the one line; the other secrets are kept.
+      const rotated = await gatehouse(
+        ['provider', 'update', 'initech', '--setting-stdin', 'API_TOKEN'],
+        'rotated\n',
+      );
+      expect(rotated.code).toBe(0);
+      expect(await storedSecrets('initech')).toEqual({
+        clientSecret: CLIENT_SECRET,
+        settings: { API_TOKEN: 'rotated', REGION: 'eu', SIGNING_SECRET: 'signing-secret-never-printed' },
+      });
+    });
+
+    it('says in list and show which providers this configuration cannot load, and why; refuses to update one it cannot open, lets it be disabled, and warns when it is enabled', async () => {
+      // Three rows written from shells configured otherwise than the instances (in-process here,
+      // to spare three command start-ups): another key, no OIDC_*, another SSO_INTERPRETERS.
+      await target.withStore(async (store) => {
+        const secrets = { clientSecret: 's', settings: {} };
+        const context = { now: new Date(), actor: 'administrator' } as const;
+        const row = (id: string, more: Partial<ProviderSettings> = {}) =>
+          providerSettings(id, { tenants: ['t-other'], issuer: idp.issuer, ...more });
+        await new SqlProviderRegistry(store.client, AesTokenSealer.random()).add(
+          row('sealed-elsewhere'),
+          secrets,
+          context,
+        );
+        const registry = new SqlProviderRegistry(store.client, AesTokenSealer.fromBase64(KEY, []));
+        await registry.add(
+          row('colliding', {
+            redirectUris: ['https://portal.example/colliding/cb', 'https://portal.example/sso/cb'],
+          }),
+          secrets,
+          context,
+        );
+        await registry.add(row('unknown-interpreter', { interpreter: 'gone' }), secrets, context);
+      });
+      // The instances' configuration: OIDC_* set, no interpreter "gone".
+      const instanceEnv = {
+        OIDC_ISSUER: idp.issuer,
+        OIDC_CLIENT_ID: 'portal',
+        OIDC_CLIENT_SECRET: 'portal-secret',
+        OIDC_REDIRECT_URIS: 'https://portal.example/sso/cb',
+      };
+      const listed = await gatehouse(['provider', 'list'], undefined, instanceEnv);
+      expect(listed.code).toBe(0);
+      const reasons: Record<string, string> = {
+        colliding:
+          "its redirect URI https://portal.example/sso/cb belongs to the environment's provider (OIDC_REDIRECT_URIS)",
+        'sealed-elsewhere':
+          'its secrets do not open with TOKEN_ENCRYPTION_KEY (nor TOKEN_ENCRYPTION_KEYS_PREVIOUS): they were sealed under another key',
+        'unknown-interpreter': 'its interpreter "gone" is not named in SSO_INTERPRETERS',
+      };
+      // Each provider's line, then (indented) why this configuration cannot load it.
+      for (const [id, reason] of Object.entries(reasons)) {
+        expect(listed.stdout).toMatch(
+          new RegExp(`\\n {2}"${id}" {2}enabled [^\\n]*\\n {4}cannot be loaded with this configuration: `),
+        );
+        expect(listed.stdout).toContain(`    cannot be loaded with this configuration: ${reason}\n`);
+      }
+      expect(listed.stdout.match(/cannot be loaded/g)).toHaveLength(3);
+
+      const shown = await gatehouse(['provider', 'show', 'sealed-elsewhere'], undefined, instanceEnv);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain('(client_secret_basic, secrets sealed under another key)');
+      expect(shown.stdout).toContain(
+        `  cannot be loaded with this configuration: ${reasons['sealed-elsewhere']}`,
+      );
+
+      const update = await gatehouse(['provider', 'update', 'sealed-elsewhere', '--levels', '4']);
+      expect(update.code).toBe(1);
+      expect(update.stderr).toContain(
+        'error INVALID_REQUEST: TOKEN_ENCRYPTION_KEY: the secrets of provider "sealed-elsewhere" do not open with it',
+      );
+      expect((await gatehouse(['provider', 'disable', 'sealed-elsewhere'])).code).toBe(0);
+      // Enabling it again says at once that this configuration cannot load it.
+      const enabled = await gatehouse(['provider', 'enable', 'sealed-elsewhere']);
+      expect(enabled.code).toBe(0);
+      expect(enabled.stdout).toContain(
+        `enabled provider "sealed-elsewhere": its logins resume on every instance within 5000 ms\n  cannot be loaded with this configuration: ${reasons['sealed-elsewhere']}\n`,
+      );
+    });
+
+    it('escapes what a hostile provider sends before printing it', async () => {
+      const hostile = await startHostileProvider();
+      try {
+        const added = await gatehouse(
+          [
+            'provider',
+            'add',
+            'hostile',
+            '--issuer',
+            hostile.issuer,
+            '--client-id',
+            'x',
+            '--redirect-uri',
+            'https://portal.example/hostile/cb',
+            '--tenant',
+            't-other',
+            '--client-secret-stdin',
+          ],
+          's\n',
+        );
+        expect(added.code).toBe(0);
+        const tested = await gatehouse(['provider', 'test', 'hostile']);
+        expect(tested.code).toBe(1);
+        // No escape sequence, bell or carriage return reaches the terminal, and no line is forged.
+        expect(controlCharacters(tested.stdout)).toEqual([]);
+        for (const line of tested.stdout.split('\n').filter(Boolean)) {
+          expect(line).toMatch(/^(ok {4}|fail {2}|note {2})/);
+        }
+        expect(tested.stdout).toContain(
+          'fail  issuer: discovery names "\\u{1B}[2J\\u{1B}[31mpwned\\u{A}ok    keys all fine\\u{D}"',
+        );
+        expect(tested.stdout).toContain(
+          'note  the provider advertises "\\u{1B}]0;owned\\u{7}", "RS\\u{A}256", not RS256',
+        );
+      } finally {
+        await hostile.close();
+      }
+    });
   });
+}
+
+/** The control characters of `text` other than its line breaks (C0, DEL, C1). */
+function controlCharacters(text: string): string[] {
+  return [...text].filter((character) => character !== '\n' && /\p{Cc}/u.test(character));
+}
+
+/**
+ * A provider whose discovery document and key set carry terminal escape sequences, control
+ * characters and line breaks where names are expected.
+ */
+async function startHostileProvider(): Promise<{ issuer: string; close(): Promise<void> }> {
+  let issuer = '';
+  const server = createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    if (request.url === '/keys') {
+      response.end(JSON.stringify({ keys: [{ kty: '\u001b[1mRSA', n: 'x', e: 'AQAB' }] }));
+      return;
+    }
+    response.end(
+      JSON.stringify({
+        issuer: '\u001b[2J\u001b[31mpwned\nok    keys all fine\r',
+        jwks_uri: `${issuer}/keys`,
+        id_token_signing_alg_values_supported: ['\u001b]0;owned\u0007', 'RS\n256'],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    issuer,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -131,7 +131,7 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
         { settings: {}, secrets: { clientSecret: 'new-secret' } },
         AT_T1,
       );
-      expect(rotated.ok && rotated.value.secrets.clientSecret).toBe('new-secret');
+      expect(rotated.ok && rotated.value.secrets?.clientSecret).toBe('new-secret');
     });
 
     it("lets an update move its own redirect URIs but not take another provider's", async () => {

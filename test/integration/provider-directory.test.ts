@@ -6,7 +6,7 @@ import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sq
 import {
   type DirectoryEntry,
   ProviderDirectory,
-  RedirectUriCollisionError,
+  type ProviderLoadObserver,
 } from '../../src/application/sso/provider-directory.js';
 import type { RegisteredProvider } from '../../src/domain/sso/provider-registration.js';
 import { providerSettings } from '../contract/provider-registry.contract.js';
@@ -32,6 +32,10 @@ const ENVIRONMENT: DirectoryEntry<Parts> = {
   },
   parts: { builtFor: 'default', issuer: 'https://env.idp.example', build: 0 },
 };
+
+/** Those of `uris` that select a provider. */
+const selected = (directory: ProviderDirectory<Parts>, uris: readonly string[]) =>
+  uris.filter((uri) => directory.select(uri) !== null);
 
 describe('ProviderDirectory over the SQL registry', () => {
   let client: SqlClient;
@@ -72,15 +76,15 @@ describe('ProviderDirectory over the SQL registry', () => {
       tenants: ['t1'],
     });
     expect(directory.select('https://portal.example/sso/cb')?.parts.builtFor).toBe('default');
-    for (const near of [
-      'https://portal.example/acme/cb',
-      'https://portal.example/acme/cb?tenant=1&x=2',
-      'https://portal.example/globex/callback/',
-      'HTTPS://portal.example/globex/callback',
-      'https://portal.example/sso/cb#',
-    ]) {
-      expect(directory.select(near), near).toBeNull();
-    }
+    expect(
+      selected(directory, [
+        'https://portal.example/acme/cb',
+        'https://portal.example/acme/cb?tenant=1&x=2',
+        'https://portal.example/globex/callback/',
+        'HTTPS://portal.example/globex/callback',
+        'https://portal.example/sso/cb#',
+      ]),
+    ).toEqual([]);
   });
 
   it('reads only the version while nothing changed, and rebuilds only the provider that did', async () => {
@@ -144,17 +148,113 @@ describe('ProviderDirectory over the SQL registry', () => {
     expect(directory.failures().get('acme')?.message).toBe('the interpreter factory failed');
   });
 
-  it('refuses an environment whose redirect URI a registered provider holds, naming both', async () => {
-    await registry.add(
-      providerSettings('acme', { redirectUris: ['https://portal.example/sso/cb'] }),
-      SECRETS,
-      BY_ADMIN,
-    );
-    const directory = new ProviderDirectory(registry, ENVIRONMENT, build);
-    const refused = await directory.refresh().catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(RedirectUriCollisionError);
-    expect((refused as Error).message).toBe(
-      'OIDC_REDIRECT_URIS: https://portal.example/sso/cb is also a redirect URI of registered provider "acme"',
-    );
+  describe('a row this instance cannot load harms only itself', () => {
+    /** Every kind of bad row, beside the good "acme"; `hung`'s interpreter factory never settles. */
+    const addBadRows = async () => {
+      await new SqlProviderRegistry(client, AesTokenSealer.random()).add(
+        providerSettings('sealed-elsewhere'),
+        SECRETS,
+        BY_ADMIN,
+      );
+      // Added from a shell without OIDC_*: the environment's redirect URI was not known there.
+      await registry.add(
+        providerSettings('colliding', {
+          redirectUris: ['https://portal.example/colliding/cb', 'https://portal.example/sso/cb'],
+        }),
+        SECRETS,
+        BY_ADMIN,
+      );
+      await registry.add(providerSettings('unknown-interpreter', { interpreter: 'gone' }), SECRETS, BY_ADMIN);
+      await registry.add(providerSettings('hung', { interpreter: 'hung' }), SECRETS, BY_ADMIN);
+    };
+    const told: string[] = [];
+    const observer: ProviderLoadObserver = {
+      failed: (id, reason) => told.push(`failed ${id}: ${reason}`),
+      recovered: (id) => told.push(`recovered ${id}`),
+    };
+    /** Never settles for `hung`: only the directory's bound ends its wait. */
+    const buildOrHang = (provider: RegisteredProvider) =>
+      provider.interpreter === 'hung' ? new Promise<Parts>(() => {}) : build(provider);
+    const directoryOver = () =>
+      new ProviderDirectory(registry, ENVIRONMENT, buildOrHang, {
+        interpreterNames: ['claims', 'hung'],
+        buildTimeoutMs: 50,
+        observer,
+      });
+
+    beforeEach(() => {
+      told.length = 0;
+    });
+
+    it('loads the others, keeps the URI with the environment, and says why each bad row is refused', async () => {
+      await registry.add(providerSettings('acme'), SECRETS, BY_ADMIN);
+      await addBadRows();
+      const directory = directoryOver();
+      expect(await directory.refresh()).toBe(true);
+
+      expect(directory.select('https://portal.example/acme/callback')?.rules.id).toBe('acme');
+      expect(directory.select('https://portal.example/sso/cb')?.rules.id).toBe('default');
+      // A refused row selects nothing, not even its redirect URIs the environment does not hold.
+      expect(
+        selected(directory, [
+          'https://portal.example/colliding/cb',
+          'https://portal.example/sealed-elsewhere/callback',
+          'https://portal.example/unknown-interpreter/callback',
+          'https://portal.example/hung/callback',
+        ]),
+      ).toEqual([]);
+      const reasons = Object.fromEntries([...directory.failures()].map(([id, error]) => [id, error.message]));
+      expect(reasons).toEqual({
+        colliding:
+          "its redirect URI https://portal.example/sso/cb belongs to the environment's provider (OIDC_REDIRECT_URIS)",
+        hung: 'its adapters were not built within 50 ms (its interpreter module or factory did not settle)',
+        'sealed-elsewhere':
+          'its secrets do not open with TOKEN_ENCRYPTION_KEY (nor TOKEN_ENCRYPTION_KEYS_PREVIOUS): they were sealed under another key',
+        'unknown-interpreter': 'its interpreter "gone" is not named in SSO_INTERPRETERS',
+      });
+      expect(told.sort()).toEqual(Object.entries(reasons).map(([id, reason]) => `failed ${id}: ${reason}`));
+      // Sessions already made through a refused but enabled provider stay usable.
+      const member = await new SqlUserRepository(client).create(
+        newUser({ tenantId: 't1', userLevel: 8 }),
+        T0,
+      );
+      expect(directory.isServed('sealed-elsewhere', LATER.now, member)).toBe(true);
+    });
+
+    it('keeps applying later changes: a disable takes effect, a bad row is not rebuilt nor told again until it changes', async () => {
+      await registry.add(providerSettings('acme'), SECRETS, BY_ADMIN);
+      await registry.add(providerSettings('globex'), SECRETS, BY_ADMIN);
+      await addBadRows();
+      const directory = directoryOver();
+      await directory.refresh();
+      const buildsBefore = builds.length;
+      told.length = 0;
+
+      await registry.setEnabled('acme', false, LATER);
+      expect(await directory.refresh()).toBe(true);
+      expect(directory.select('https://portal.example/acme/callback')).toBeNull();
+      const member = await new SqlUserRepository(client).create(
+        newUser({ tenantId: 't1', userLevel: 8 }),
+        T0,
+      );
+      expect(directory.isServed('acme', LATER.now, member)).toBe(false);
+      expect(directory.select('https://portal.example/globex/callback')?.rules.id).toBe('globex');
+      expect(builds.length).toBe(buildsBefore);
+      expect(told).toEqual([]);
+
+      // Disabling a bad row takes it out of the failures; fixing another loads it.
+      await registry.setEnabled('colliding', false, LATER);
+      await registry.update(
+        'unknown-interpreter',
+        { settings: { interpreter: 'claims' } },
+        { ...LATER, now: new Date('2026-03-03T00:00:00Z') },
+      );
+      await directory.refresh();
+      expect(told.sort()).toEqual(['recovered colliding', 'recovered unknown-interpreter']);
+      expect(directory.select('https://portal.example/unknown-interpreter/callback')?.rules.id).toBe(
+        'unknown-interpreter',
+      );
+      expect([...directory.failures().keys()].sort()).toEqual(['hung', 'sealed-elsewhere']);
+    });
   });
 });

@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import { SqlAuditLog } from '../../src/adapters/sql/sql-audit-log.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import {
-  ProviderSecretsUnreadableError,
-  SqlProviderRegistry,
-} from '../../src/adapters/sql/sql-provider-registry.js';
+import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import { providerRegistryContract, providerSettings } from '../contract/provider-registry.contract.js';
 import { forEachStore, truncateAll } from '../support/databases.js';
@@ -71,16 +68,42 @@ forEachStore('SQL provider registry', (open) => {
       expect(stored).not.toContain('shh-client-secret');
       expect(stored).not.toContain('shh-setting');
 
-      await expect(new SqlProviderRegistry(client, AesTokenSealer.random()).find('acme')).rejects.toThrow(
-        ProviderSecretsUnreadableError,
-      );
+      expect(
+        (await new SqlProviderRegistry(client, AesTokenSealer.random()).find('acme'))?.secrets,
+      ).toBeNull();
       // A sealed value copied onto another provider's row does not open there.
       await registry.add(providerSettings('globex'), { clientSecret: 'other', settings: {} }, BY_ADMIN);
       await client.query(
         "UPDATE sso_providers SET sealed_secrets = (SELECT sealed_secrets FROM sso_providers WHERE id = 'acme') WHERE id = 'globex'",
       );
-      await expect(registry.find('globex')).rejects.toThrow(/provider globex/);
-      expect((await registry.find('acme'))?.secrets.clientSecret).toBe('shh-client-secret');
+      expect((await registry.find('globex'))?.secrets).toBeNull();
+      expect((await registry.find('acme'))?.secrets?.clientSecret).toBe('shh-client-secret');
+    });
+
+    it('lists a row sealed under another key beside the others, lets it be disabled and removed, and refuses to update it', async () => {
+      const registry = await fresh();
+      const elsewhere = new SqlProviderRegistry(client, AesTokenSealer.random());
+      await elsewhere.add(providerSettings('sealed-elsewhere'), SECRETS, BY_ADMIN);
+      await registry.add(providerSettings('acme'), SECRETS, BY_ADMIN);
+
+      const listed = await registry.list();
+      expect(listed.map((provider) => [provider.id, provider.secrets?.clientSecret ?? null])).toEqual([
+        ['acme', SECRETS.clientSecret],
+        ['sealed-elsewhere', null],
+      ]);
+      expect(await registry.update('sealed-elsewhere', { settings: { levels: [4] } }, BY_ADMIN)).toEqual({
+        ok: false,
+        refusal: { kind: 'secrets-unreadable', id: 'sealed-elsewhere' },
+      });
+      // The refused update left the row whole: the key that sealed it still opens it.
+      expect(await elsewhere.find('sealed-elsewhere')).toMatchObject({
+        levels: [8],
+        secrets: { clientSecret: SECRETS.clientSecret },
+      });
+      const disabled = await registry.setEnabled('sealed-elsewhere', false, BY_ADMIN);
+      expect(disabled.ok && disabled.value.enabled).toBe(false);
+      expect((await registry.remove('sealed-elsewhere', BY_ADMIN)).ok).toBe(true);
+      expect((await registry.list()).map((provider) => provider.id)).toEqual(['acme']);
     });
   });
 });

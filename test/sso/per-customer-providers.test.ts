@@ -12,6 +12,7 @@ import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
+import { TOKENS } from '../../src/composition/tokens.js';
 import { nonce, REDIRECT_URI, type SsoLoginOptions, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { openTestPglite } from '../support/databases.js';
 import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';
@@ -286,8 +287,7 @@ describe("three customers' providers in one deployment, two instances", () => {
     });
   });
 
-  it('a start-up whose OIDC_REDIRECT_URIS collides with a registered provider stops, naming the URI', async () => {
-    // A database of its own: a start-up that fails closes the database it was given.
+  it("a start-up whose OIDC_REDIRECT_URIS collides with a registered provider starts, keeps the URI the environment's and refuses that provider alone, naming the URI", async () => {
     const own = await openTestPglite();
     await new SqlDirectoryRepository(own).addTenant('t-globex', null);
     await registerTestProvider(
@@ -296,8 +296,23 @@ describe("three customers' providers in one deployment, two instances", () => {
       { id: 'globex', redirectUris: [GLOBEX_URI], tenants: ['t-globex'] },
       BY_ADMIN,
     );
-    await expect(
-      startTestServer({ sqlClient: own, env: { ...env, OIDC_REDIRECT_URIS: GLOBEX_URI } }),
-    ).rejects.toThrow(GLOBEX_URI);
+    const colliding = await startTestServer({
+      sqlClient: own,
+      env: { ...env, OIDC_REDIRECT_URIS: GLOBEX_URI },
+    });
+    try {
+      expect(colliding.logs).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          provider: 'globex',
+          reason: `its redirect URI ${GLOBEX_URI} belongs to the environment's provider (OIDC_REDIRECT_URIS)`,
+        }),
+      );
+      const directory = colliding.gatehouse.container.get(TOKENS.ProviderDirectory);
+      expect(directory.select(GLOBEX_URI)?.rules.id).toBe('default');
+      expect(directory.failures().has('globex')).toBe(true);
+    } finally {
+      await colliding.close();
+    }
   });
 });

@@ -74,9 +74,10 @@ describe('loadConfig defaults (contract section 7)', () => {
       usernameClaim: 'preferred_username',
       groupClaim: 'groups',
       userLevels: [8],
-      interpreters: {},
+      interpreters: new Map(),
       providerTimeoutMs: 5000,
       allowInsecureHttp: false,
+      endpointOrigins: [],
       registryPollMs: 5000,
     });
   });
@@ -85,10 +86,12 @@ describe('loadConfig defaults (contract section 7)', () => {
     expect(
       loadConfig({ SSO_INTERPRETERS: 'acme=@acme/gatehouse-sso, globex=./interpreters/globex.js' }).sso
         .interpreters,
-    ).toEqual({
-      acme: '@acme/gatehouse-sso',
-      globex: './interpreters/globex.js',
-    });
+    ).toEqual(
+      new Map([
+        ['acme', '@acme/gatehouse-sso'],
+        ['globex', './interpreters/globex.js'],
+      ]),
+    );
     for (const [value, fault] of [
       ['acme', 'is not name=module'],
       ['=x', 'is not name=module'],

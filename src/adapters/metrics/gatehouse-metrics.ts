@@ -296,6 +296,24 @@ export class GatehouseMetrics {
       },
     });
   }
+
+  /**
+   * `gatehouse_sso_provider_load_failed{provider}`: 1 for each enabled registered provider this
+   * instance could not load, read from `failing` at each scrape (a recovered one disappears).
+   * Provider ids are `[a-z0-9-]`, so a safe label; the reason is in the log, never in a label.
+   */
+  watchProviderLoad(failing: () => Iterable<string>): void {
+    new Gauge({
+      name: 'gatehouse_sso_provider_load_failed',
+      help: 'Registered providers this instance could not load (1 each, by provider id); the reason is logged.',
+      labelNames: ['provider'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const provider of failing()) this.labels(provider).set(1);
+      },
+    });
+  }
 }
 
 /**

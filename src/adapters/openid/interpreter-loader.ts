@@ -6,10 +6,13 @@ import type {
 import { importModule } from '../modules/import-module.js';
 import { createClaimsInterpreter } from './claims-interpreter.js';
 
-/** Interpreters shipped with Gatehouse, by key. */
-export const BUILT_IN_INTERPRETERS: Readonly<Record<string, SsoTokenInterpreterFactory>> = {
-  claims: createClaimsInterpreter,
-};
+/**
+ * Interpreters shipped with Gatehouse, by key. A Map, not an object: a specifier such as
+ * `constructor` or `toString` must not find a member of Object.prototype and call it as a factory.
+ */
+export const BUILT_IN_INTERPRETERS: ReadonlyMap<string, SsoTokenInterpreterFactory> = new Map([
+  ['claims', createClaimsInterpreter],
+]);
 
 export class InterpreterLoadError extends Error {
   constructor(specifier: string, reason: string, options?: { cause?: unknown }) {
@@ -28,7 +31,7 @@ export async function loadInterpreter(
   settings: SsoInterpreterSettings,
   cwd = process.cwd(),
 ): Promise<SsoTokenInterpreter> {
-  let factory = BUILT_IN_INTERPRETERS[specifier];
+  let factory = BUILT_IN_INTERPRETERS.get(specifier);
   if (!factory) {
     let module: Record<string, unknown>;
     try {
@@ -36,7 +39,7 @@ export async function loadInterpreter(
     } catch (error) {
       throw new InterpreterLoadError(
         specifier,
-        `cannot be loaded (${(error as Error).message}). Built-in interpreters: ${Object.keys(BUILT_IN_INTERPRETERS).join(', ')}.`,
+        `cannot be loaded (${(error as Error).message}). Built-in interpreters: ${[...BUILT_IN_INTERPRETERS.keys()].join(', ')}.`,
         { cause: error },
       );
     }

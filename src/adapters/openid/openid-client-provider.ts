@@ -23,6 +23,7 @@ import type {
 } from '../../domain/sso/openid-provider.port.js';
 import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../domain/sso/provider-registration.js';
 import { boundedResponse } from './bounded-response.js';
+import { foreignEndpoint, foreignEndpointMessage } from './endpoint-origins.js';
 import { JwtSignatureVerifier, type KeyUseObserver } from './jwt-signature-verifier.js';
 import { failedInTransit, ssoError, translate } from './openid-errors.js';
 
@@ -46,6 +47,8 @@ export interface OpenIdClientProviderOptions {
   timeoutMs: number;
   /** Allows an http:// issuer and endpoints (development and tests only). */
   allowInsecureHttp: boolean;
+  /** Origins besides the issuer's that discovered endpoints may use (OIDC_ENDPOINT_ORIGINS). */
+  endpointOrigins?: readonly string[];
   /** Clock skew tolerated on exp / iat / nbf, seconds. Default 30. */
   clockToleranceS?: number;
   /** Largest age of a back-channel logout token (`iat`), seconds. Default 120. */
@@ -350,6 +353,8 @@ export class OpenIdClientProvider implements OpenIdProvider {
     if (config.serverMetadata().issuer !== o.issuer) {
       throw ssoError('SSO_INVALID', 'discovered issuer differs from the configured issuer');
     }
+    const foreign = foreignEndpoint(o.issuer, config.serverMetadata(), o.endpointOrigins ?? []);
+    if (foreign) throw ssoError('SSO_INVALID', foreignEndpointMessage(foreign));
     config.timeout = o.timeoutMs / 1000;
     return config;
   }

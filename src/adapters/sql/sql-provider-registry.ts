@@ -49,17 +49,6 @@ function secretsBinding(id: string): string {
   return JSON.stringify(['gatehouse provider secrets', id]);
 }
 
-/** Thrown when the stored secrets do not open: the key is not the one that sealed them. */
-export class ProviderSecretsUnreadableError extends Error {
-  constructor(readonly providerId: string) {
-    super(
-      `The secrets of provider ${providerId} do not open with TOKEN_ENCRYPTION_KEY (or TOKEN_ENCRYPTION_KEYS_PREVIOUS): ` +
-        'set the key they were sealed with.',
-    );
-    this.name = 'ProviderSecretsUnreadableError';
-  }
-}
-
 /**
  * The values of the setting columns, in the order both the insert and the update write them
  * (`issuer` to `id_token_alg`, parameters $2 to $10): one list, so the two cannot drift apart.
@@ -122,6 +111,9 @@ export class SqlProviderRegistry implements ProviderRegistry {
   ): Promise<RegistryWrite<RegisteredProvider>> {
     return this.write({ event: 'provider_updated', id, now, actor }, async (tx) => {
       const current = await this.lockedOrRefused(tx, id);
+      // Kept secrets are merged with the new ones: without the key that sealed them, they would
+      // be lost, so the update waits for the right key.
+      if (current.secrets === null) throw new Refused({ kind: 'secrets-unreadable', id });
       const settings: ProviderSettings = {
         ...current,
         ...givenOnly(change.settings),
@@ -301,10 +293,13 @@ export class SqlProviderRegistry implements ProviderRegistry {
     return this.sealer.seal(JSON.stringify(secrets), secretsBinding(id));
   }
 
+  /**
+   * A row whose secrets do not open (sealed under another key, or moved from another row) is
+   * returned with `secrets: null`: one such row must not hide the others from a listing.
+   */
   private fromRow(row: ProviderRow): RegisteredProvider {
     const opened = this.sealer.open(row.sealed_secrets, secretsBinding(row.id));
-    if (opened === null) throw new ProviderSecretsUnreadableError(row.id);
-    const secrets = JSON.parse(opened) as ProviderSecrets;
+    const secrets = opened === null ? null : (JSON.parse(opened) as ProviderSecrets);
     return {
       id: row.id,
       issuer: row.issuer,
@@ -319,7 +314,7 @@ export class SqlProviderRegistry implements ProviderRegistry {
       requirePkce: row.require_pkce,
       idTokenAlg: row.id_token_alg as IdTokenAlgorithm,
       enabled: row.enabled,
-      secrets: { ...secrets, settings: secrets.settings ?? {} },
+      secrets: secrets === null ? null : { ...secrets, settings: secrets.settings ?? {} },
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
       enabledSince: new Date(row.enabled_since),

@@ -5,6 +5,7 @@ import {
   type ProviderSecrets,
   type ProviderSettings,
   type ProviderSummary,
+  type RegisteredProvider,
   registrationFaults,
   summarizeProvider,
 } from '../../domain/sso/provider-registration.js';
@@ -15,14 +16,14 @@ import type {
   RegistryWrite,
 } from '../../domain/sso/provider-registry.port.js';
 import type { SessionEnding } from '../session-ending.js';
+import { type ProviderLoadingRules, providerLoadFaults } from '../sso/provider-load-faults.js';
 import { conflict, invalid, notFound } from './directory-writes.js';
 
-/** What the deployment decides for every registered provider (contract 6a, section 7). */
-export interface ProviderAdministrationRules {
-  /** Interpreter names a provider may take: the keys of SSO_INTERPRETERS, and `claims`. */
-  interpreterNames: readonly string[];
-  /** The environment provider's OIDC_REDIRECT_URIS: no registered provider may take one. */
-  environmentRedirectUris: readonly string[];
+/**
+ * What the deployment decides for every registered provider (contract 6a, section 7): the
+ * interpreter names it allows and the redirect URIs its environment's provider holds, and:
+ */
+export interface ProviderAdministrationRules extends ProviderLoadingRules {
   /** Whether sealed secrets can be kept: TOKEN_ENCRYPTION_KEY is set. */
   canSealSecrets: boolean;
 }
@@ -39,7 +40,22 @@ function refused(refusal: RegistryRefusal): DomainError {
       return notFound(`no provider ${JSON.stringify(refusal.id)}`);
     case 'still-enabled':
       return invalid('id', `provider ${JSON.stringify(refusal.id)} is enabled: disable it first`);
+    case 'secrets-unreadable':
+      return secretsUnreadable(refusal.id);
   }
+}
+
+function secretsUnreadable(id: string): DomainError {
+  return invalid(
+    'TOKEN_ENCRYPTION_KEY',
+    `the secrets of provider ${JSON.stringify(id)} do not open with it (sealed under another key): ` +
+      'update it with the key that sealed them, or remove it and add it again',
+  );
+}
+
+/** A provider as the command shows it, with why this process could not load it (none: it can). */
+export interface ProviderView extends ProviderSummary {
+  loadFaults: readonly string[];
 }
 
 function settled<T>(write: RegistryWrite<T>): T {
@@ -87,6 +103,7 @@ export class AdminProviders {
   async update(id: string, change: ProviderChange): Promise<ProviderChangeResult> {
     const current = await this.registry.find(id);
     if (!current) throw notFound(`no provider ${JSON.stringify(id)}`);
+    if (current.secrets === null) throw secretsUnreadable(id);
     const givenSettings = Object.fromEntries(
       Object.entries(change.settings).filter(([, value]) => value !== undefined),
     ) as Partial<ProviderSettings>;
@@ -107,14 +124,18 @@ export class AdminProviders {
     return { provider: summarizeProvider(updated), sessionsEnded };
   }
 
-  async list(): Promise<ProviderSummary[]> {
-    return (await this.registry.list()).map(summarizeProvider);
+  async list(): Promise<ProviderView[]> {
+    return (await this.registry.list()).map((provider) => this.view(provider));
   }
 
-  async show(id: string): Promise<ProviderSummary> {
+  async show(id: string): Promise<ProviderView> {
     const provider = await this.registry.find(id);
     if (!provider) throw notFound(`no provider ${JSON.stringify(id)}`);
-    return summarizeProvider(provider);
+    return this.view(provider);
+  }
+
+  private view(provider: RegisteredProvider): ProviderView {
+    return { ...summarizeProvider(provider), loadFaults: providerLoadFaults(provider, this.rules) };
   }
 
   /**

@@ -51,7 +51,12 @@ export interface ProviderSecrets {
 }
 
 export interface RegisteredProvider extends ProviderSettings {
-  secrets: ProviderSecrets;
+  /**
+   * Null when they do not open with this process's TOKEN_ENCRYPTION_KEY (nor a previous key):
+   * the row was sealed under another key. Its settings are still known, so it can be listed,
+   * shown, disabled and removed; it cannot be served or updated until the key matches.
+   */
+  secrets: ProviderSecrets | null;
   createdAt: Date;
   updatedAt: Date;
   /**
@@ -72,6 +77,8 @@ export function sessionPredatesProvider(sessionCreatedAt: Date, enabledSince: Da
 
 /** A provider as it may be shown: its settings and the names, never the values, of its secrets. */
 export interface ProviderSummary extends ProviderSettings {
+  /** False when the secrets do not open with this process's key (then none is said to be set). */
+  secretsReadable: boolean;
   hasClientSecret: boolean;
   hasPrivateKey: boolean;
   settingNames: readonly string[];
@@ -83,9 +90,10 @@ export function summarizeProvider(provider: RegisteredProvider): ProviderSummary
   const { secrets, ...settings } = provider;
   return {
     ...settings,
-    hasClientSecret: secrets.clientSecret !== undefined,
-    hasPrivateKey: secrets.privateKeyJwk !== undefined,
-    settingNames: Object.keys(secrets.settings).sort(),
+    secretsReadable: secrets !== null,
+    hasClientSecret: secrets?.clientSecret !== undefined,
+    hasPrivateKey: secrets?.privateKeyJwk !== undefined,
+    settingNames: Object.keys(secrets?.settings ?? {}).sort(),
   };
 }
 

@@ -7,7 +7,9 @@ export type RegistryRefusal =
   | { kind: 'redirect-uri-taken'; uri: string; by: string }
   | { kind: 'unknown-tenant'; tenant: string }
   | { kind: 'not-found'; id: string }
-  | { kind: 'still-enabled'; id: string };
+  | { kind: 'still-enabled'; id: string }
+  /** An update of a provider whose secrets do not open with this process's key. */
+  | { kind: 'secrets-unreadable'; id: string };
 
 export type RegistryWrite<T> = { ok: true; value: T } | { ok: false; refusal: RegistryRefusal };
 
@@ -47,8 +49,9 @@ export interface ProviderRegistry {
   ): Promise<RegistryWrite<RegisteredProvider>>;
   /** Deletes a disabled provider; an enabled one is refused (`still-enabled`). */
   remove(id: string, context: RegistryWriteContext): Promise<RegistryWrite<null>>;
+  /** A provider whose secrets do not open is returned with `secrets: null`, never an error. */
   find(id: string): Promise<RegisteredProvider | null>;
-  /** Every provider, by id. */
+  /** Every provider, by id; one whose secrets do not open has `secrets: null` (the others unharmed). */
   list(): Promise<RegisteredProvider[]>;
   /** A number that changes with every write (for change detection; not a count). */
   version(): Promise<bigint>;
