@@ -1,6 +1,5 @@
 import type { Container } from 'inversify';
 import type { Logger } from '../adapters/logging/logger.js';
-import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import type { PgSqlClient } from '../adapters/sql/pg-sql-client.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
