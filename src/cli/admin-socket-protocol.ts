@@ -48,16 +48,21 @@ export function encodeLine(value: CommandRequest | Frame): string {
 const isStringOrNull = (value: unknown): value is string | null =>
   value === null || typeof value === 'string';
 
-/** The request in `text`, or null when it is not one (the service then answers with an error). */
-export function parseRequest(text: string): CommandRequest | null {
-  let value: unknown;
+/** The JSON object on `text`, or null when it holds none. */
+function jsonObject(text: string): Record<string, unknown> | null {
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }
-  if (typeof value !== 'object' || value === null) return null;
-  const { argv, secret, file } = value as Record<string, unknown>;
+}
+
+/** The request in `text`, or null when it is not one (the service then answers with an error). */
+export function parseRequest(text: string): CommandRequest | null {
+  const value = jsonObject(text);
+  if (value === null) return null;
+  const { argv, secret, file } = value;
   if (!Array.isArray(argv) || argv.length > MAX_ARGS) return null;
   if (!argv.every((arg) => typeof arg === 'string' && arg.length <= MAX_ARG_LENGTH)) return null;
   if (!isStringOrNull(secret) || !isStringOrNull(file)) return null;
@@ -66,14 +71,8 @@ export function parseRequest(text: string): CommandRequest | null {
 
 /** One frame of the service's answer, or null when the line is not one. */
 export function parseFrame(line: string): Frame | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const frame = value as Record<string, unknown>;
+  const frame = jsonObject(line);
+  if (frame === null) return null;
   if (typeof frame.stdout === 'string') return { stdout: frame.stdout };
   if (typeof frame.stderr === 'string') return { stderr: frame.stderr };
   if (Number.isInteger(frame.exit)) return { exit: frame.exit as number };
