@@ -129,14 +129,6 @@ function readRequest(socket: Socket, then: (request: CommandRequest) => void): v
 
 async function runOne(socket: Socket, request: CommandRequest, run: RunForwarded, logger: Logger) {
   const command = request.argv.slice(0, 2).join(' ');
-  // A caller gone while its command waited (interrupted) has it not run: nobody would see the outcome.
-  if (socket.destroyed) {
-    logger.info(
-      { event: 'admin_command', command, exit: null },
-      `gatehouse ${command}: caller gone, not run`,
-    );
-    return;
-  }
   let status: number;
   try {
     status = await run(request, {
