@@ -170,3 +170,39 @@ describe('the gatehouse command while the service runs on the embedded database 
     CLI_TEST_TIMEOUT_MS,
   );
 });
+
+describe('the gatehouse command and sessions kept in the service process (SESSION_STORE=memory) [pglite]', () => {
+  let target: CliTarget;
+  let service: ChildService | undefined;
+
+  beforeAll(async () => {
+    target = await openCliTarget('pglite');
+    service = await startService({ DATA_DIR: target.env.DATA_DIR!, SESSION_STORE: 'memory' });
+  }, CLI_TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await service?.stop('SIGKILL');
+    await target?.close();
+  });
+
+  it(
+    'ends the sessions the service keeps in its memory, which a command of its own could not reach',
+    async () => {
+      const env = { ...target.env, SESSION_STORE: 'memory' };
+      const added = await runGatehouse(['user', 'add', 'bo', '--level', '16', '--password-stdin'], {
+        env,
+        input: `${PASSWORD}\n`,
+      });
+      expect(added).toMatchObject({ code: 0, stderr: '' });
+      const client = new TestClient(service!.url);
+      expect((await client.post('/api/v1/login/', { username: 'bo', password: PASSWORD })).status).toBe(200);
+
+      const listed = await runGatehouse(['sessions', 'list', '--user', 'bo'], { env });
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(listed.stdout).toMatch(/^1 session of "bo"\n/);
+      const revoked = await runGatehouse(['sessions', 'revoke', '--user', 'bo'], { env });
+      expect(revoked).toEqual({ code: 0, stdout: 'ended 1 session of "bo"\n', stderr: '' });
+      expect((await client.get('/api/v1/session/')).status).toBe(401);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
