@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { listen } from './adapters/http/server.js';
 import { createLogger, type Logger } from './adapters/logging/logger.js';
 import { bootstrapAdmin } from './application/bootstrap-admin.js';
+import { type AdminSocket, startAdminSocket } from './cli/admin-socket-server.js';
 import { announceBootstrapPassword } from './composition/announce-bootstrap-password.js';
 import { TOKENS } from './composition/tokens.js';
 import { type Config, ConfigError, loadConfig, sessionStoreName } from './config/config.js';
@@ -23,6 +24,27 @@ async function bootstrapIfAsked(gatehouse: Gatehouse): Promise<void> {
       file: gatehouse.config.bootstrapPasswordFile,
     });
   }
+}
+
+/**
+ * On the embedded database this process alone may open, the `gatehouse` command has this
+ * service run it: the command's own code (imported at the first command), over this container.
+ */
+function openAdminSocket(gatehouse: Gatehouse, logger: Logger): Promise<AdminSocket | null> {
+  const { config, container } = gatehouse;
+  if (config.database.kind !== 'pglite') return Promise.resolve(null);
+  return startAdminSocket({
+    dataDir: config.database.dataDir,
+    logger,
+    run: async (request, io) => (await import('./cli/cli.js')).runForwarded(container, config, request, io),
+  }).catch((error: unknown) => {
+    // The service serves without it; a command then says the service does not answer.
+    logger.warn(
+      { event: 'admin_socket_unavailable', err: error instanceof Error ? error.message : String(error) },
+      'no administration socket: gatehouse commands cannot reach this service',
+    );
+    return null;
+  });
 }
 
 /**
@@ -89,6 +111,7 @@ async function main(): Promise<void> {
   const hasher = gatehouse.container.get(TOKENS.PasswordHasher);
   if ('warmUp' in hasher && typeof hasher.warmUp === 'function') await hasher.warmUp();
 
+  const adminSocket = await openAdminSocket(gatehouse, logger);
   const running = await listen(gatehouse.app, config.http.port, config.http.host, config.http);
   logger.info(
     {
@@ -116,7 +139,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining in-flight requests');
-    await Promise.all([running.close(config.http.shutdownGraceMs), metricsServer?.close(1000)]);
+    await Promise.all([
+      running.close(config.http.shutdownGraceMs),
+      metricsServer?.close(1000),
+      adminSocket?.close(),
+    ]);
     await gatehouse.close();
     logger.info('stopped');
     process.exit(0);

@@ -1,24 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { createLogger } from '../adapters/logging/logger.js';
-import { probeProvider } from '../adapters/openid/provider-probe.js';
+import type { Container } from 'inversify';
 import { DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
 import { translateStoreError } from '../adapters/sql/store-errors.js';
 import type { AdminDirectory } from '../application/admin/admin-directory.js';
 import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
-import { openServiceContainer } from '../composition/service-container.js';
 import { TOKENS } from '../composition/tokens.js';
-import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import { isUserLevel, type User } from '../domain/user/user.js';
 import { describeLevel } from '../domain/user/user-rules.js';
 import { escapeForDisplay } from '../domain/user/username.js';
+import type { CommandRequest } from './admin-socket-protocol.js';
+import type { ForwardedIo } from './admin-socket-server.js';
 import { planAudit } from './audit-command.js';
-import { parseImportFile } from './import-file.js';
 import { type PasswordSource, readPassword, readSecretLines } from './password-input.js';
 import { ProbeFailed, type ProviderCommandContext, planProvider } from './provider-command.js';
 import { USAGE, UsageError } from './usage.js';
@@ -27,6 +26,9 @@ import { USAGE, UsageError } from './usage.js';
  * The `gatehouse` administration command: a thin adapter that parses the command line, wires the
  * same store, hasher and password policy as the service, and calls the use cases of
  * src/application/admin. Exit status 0 done, 1 refused by the domain, 2 usage or configuration.
+ * On the embedded database held by the running service, the service runs the same code for it
+ * (runInService, runForwarded). What only a run needs (configuration, container, store, logger,
+ * OpenID client) is imported when it runs, so help and usage errors load only this parsing.
  */
 
 export interface CliIo extends PasswordSource {
@@ -55,8 +57,10 @@ interface Plan {
   passwordFor?: string;
   /** Read these secrets from standard input, one line each, in this order (by label). */
   secretsFor?: readonly string[];
-  /** Work that needs neither the store nor a password (reading an import file). */
-  prepare?: () => Promise<void>;
+  /** The file the command reads (`import FILE`): read where the command runs, given to prepare. */
+  reads?: string;
+  /** Work on that file that needs neither the store nor a password (parsing an import file). */
+  prepare?: (content: string) => Promise<void>;
   run(context: Context, password: string | null, secrets: readonly string[]): Promise<void>;
 }
 
@@ -337,14 +341,9 @@ function planImport(args: readonly string[]): Plan {
   const file = parse(args, {}, ['FILE.jsonl']).args[0]!;
   let records: ImportRecord[] = [];
   return {
-    async prepare() {
-      let content: string;
-      try {
-        content = await readFile(file, 'utf8');
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new UsageError(`cannot read ${file}${code ? ` (${code})` : ''}`);
-      }
+    reads: file,
+    async prepare(content) {
+      const { parseImportFile } = await import('./import-file.js');
       records = parseImportFile(content);
     },
     async run(context) {
@@ -455,6 +454,7 @@ function providerCommandContext(
     sessionsOutOfReach: config.sessionStore.kind === 'memory',
     async probe(id) {
       const provider = await providers.show(id);
+      const { probeProvider } = await import('../adapters/openid/provider-probe.js');
       return probeProvider({
         issuer: provider.issuer,
         idTokenAlg: provider.idTokenAlg,
@@ -468,11 +468,13 @@ function providerCommandContext(
 }
 
 /** Writes the error line(s) and gives the exit status. Never a stack trace for an expected error. */
-function report(error: unknown, io: CliIo): number {
+async function report(error: unknown, io: ForwardedIo): Promise<number> {
   if (error instanceof UsageError) {
     io.stderr.write(`error USAGE: ${error.message}\nRun "gatehouse help" for the usage.\n`);
     return EXIT_USAGE;
   }
+  // Past the command line, the configuration has been loaded: no extra cost.
+  const { ConfigError } = await import('../config/config.js');
   if (error instanceof ProbeFailed) {
     io.stderr.write(`error PROVIDER_TEST_FAILED: ${clean(error.message)}\n`);
     return EXIT_REFUSED;
@@ -535,6 +537,32 @@ function lineWriter(target: CliIo['stderr']): Writable {
   });
 }
 
+/** The file a plan reads, read here (a missing or unreadable one is a usage error, naming it). */
+async function readPlanFile(commandPlan: Plan): Promise<string | null> {
+  if (commandPlan.reads === undefined) return null;
+  try {
+    return await readFile(commandPlan.reads, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${commandPlan.reads}${code ? ` (${code})` : ''}`);
+  }
+}
+
+/** What a plan runs against: the use cases of a service container, writing to `io`. */
+function contextOver(container: Container, config: Config, applied: string[], io: ForwardedIo): Context {
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  return {
+    config,
+    store: container.get(TOKENS.Store),
+    applied,
+    users: container.get(TOKENS.AdminUsers),
+    directory: container.get(TOKENS.AdminDirectory),
+    importer: container.get(TOKENS.ImportUsers),
+    providers: providerCommandContext(config, container.get(TOKENS.AdminProviders), out),
+    out,
+  };
+}
+
 /** Runs one command line; resolves to the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -543,14 +571,29 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(USAGE);
       return EXIT_OK;
     }
+    const { loadConfig } = await import('../config/config.js');
     const config = loadConfig(io.env);
-    refuseSessionsOutOfReach(config, argv);
-    await commandPlan.prepare?.();
+    const { runInService, serviceHolds } = await import('./admin-socket-client.js');
+    // The embedded database held by the running service: the service runs the command (and
+    // reaches its sessions wherever they are, its own process included).
+    const dataDir = config.database.kind === 'pglite' ? config.database.dataDir : null;
+    const viaService = dataDir !== null && serviceHolds(dataDir);
+    if (!viaService) refuseSessionsOutOfReach(config, argv);
+    const file = await readPlanFile(commandPlan);
+    if (file !== null) await commandPlan.prepare?.(file);
     const password = commandPlan.passwordFor ? await readPassword(io, commandPlan.passwordFor) : null;
     const secrets = commandPlan.secretsFor ? await readSecretLines(io, commandPlan.secretsFor) : [];
+    if (viaService) {
+      const status = await runInService(dataDir, { argv: [...argv], secret: password, secrets, file }, io);
+      if (status !== null) return status;
+    }
 
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
+    const [{ openServiceContainer }, { createLogger }] = await Promise.all([
+      import('../composition/service-container.js'),
+      import('../adapters/logging/logger.js'),
+    ]);
     const { container, applied } = await openServiceContainer({
       config,
       logger: createLogger(config.logLevel, lineWriter(io.stderr)),
@@ -559,25 +602,45 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     try {
       const note = argv[0] === 'migrate' ? undefined : applied;
       for (const name of note ?? []) io.stderr.write(`note: applied migration ${name}\n`);
-      await commandPlan.run(
-        {
-          config,
-          store,
-          applied,
-          users: container.get(TOKENS.AdminUsers),
-          directory: container.get(TOKENS.AdminDirectory),
-          importer: container.get(TOKENS.ImportUsers),
-          providers: providerCommandContext(config, container.get(TOKENS.AdminProviders), (line) =>
-            io.stdout.write(`${line}\n`),
-          ),
-          out: (line) => io.stdout.write(`${line}\n`),
-        },
-        password,
-        secrets,
-      );
+      await commandPlan.run(contextOver(container, config, applied, io), password, secrets);
     } finally {
       await store.close();
     }
+    return EXIT_OK;
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+/**
+ * Runs a command line another process sent to the running service (admin-socket-server.ts):
+ * the same plan, over the service's own container, with what the command read (its password or
+ * secret, its file) sent along. The service's store stays open; its configuration applies.
+ */
+export async function runForwarded(
+  container: Container,
+  config: Config,
+  request: CommandRequest,
+  io: ForwardedIo,
+): Promise<number> {
+  try {
+    const commandPlan = plan(request.argv);
+    if (commandPlan === null) {
+      io.stdout.write(USAGE);
+      return EXIT_OK;
+    }
+    if (commandPlan.reads !== undefined) {
+      if (request.file === null) throw new UsageError(`the content of ${commandPlan.reads} was not sent`);
+      await commandPlan.prepare?.(request.file);
+    }
+    if (commandPlan.passwordFor && request.secret === null) {
+      throw new UsageError(`the input for ${commandPlan.passwordFor} was not sent`);
+    }
+    const expected = commandPlan.secretsFor?.length ?? 0;
+    if (request.secrets.length !== expected) {
+      throw new UsageError(`${expected} secret line(s) were expected, ${request.secrets.length} sent`);
+    }
+    await commandPlan.run(contextOver(container, config, [], io), request.secret, request.secrets);
     return EXIT_OK;
   } catch (error) {
     return report(error, io);

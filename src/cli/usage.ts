@@ -81,7 +81,8 @@ Import file: one JSON object a line, e.g.
 A user line has "password" (the user's own, kept as is) or "password_hash" (argon2id,
 Django pbkdf2_sha256, bcrypt $2a$/$2b$), or neither (single sign-on only).
 
-With the embedded database, stop the service first: one process at a time may open DATA_DIR.
+With the embedded database, while the service runs (it holds DATA_DIR), the command has the
+service run it, through DATA_DIR/gatehouse.sock, with the service's configuration.
 
 Exit status: 0 done; 1 refused (the error line gives a code such as CONFLICT, NOT_FOUND,
 INVALID_REQUEST, PASSWORD_POLICY); 2 usage or configuration error (USAGE, CONFIG).

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from '../adapters/logging/logger.js';
 import { loadMigrations, type Migration, migrate } from '../adapters/sql/migrator.js';
-import { PgSqlClient } from '../adapters/sql/pg-sql-client.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import { SqlStore } from '../adapters/sql/sql-store.js';
 import type { Config } from '../config/config.js';
@@ -13,7 +12,9 @@ export function bundledMigrations(): Migration[] {
 
 /** PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite in DATA_DIR. */
 export async function openSqlClient(config: Config, logger?: Logger): Promise<SqlClient> {
+  // Each engine's code is loaded only where it is used.
   if (config.database.kind === 'postgres') {
+    const { PgSqlClient } = await import('../adapters/sql/pg-sql-client.js');
     return new PgSqlClient({
       connectionString: config.database.url,
       poolSize: config.database.poolSize,
@@ -22,7 +23,6 @@ export async function openSqlClient(config: Config, logger?: Logger): Promise<Sq
       onPoolError: (error) => logger?.warn({ err: error }, 'idle database connection lost'),
     });
   }
-  // Loaded only here: a service on PostgreSQL does not carry the embedded database's code.
   const { PgliteSqlClient } = await import('../adapters/sql/pglite-sql-client.js');
   return PgliteSqlClient.open(config.database.dataDir);
 }

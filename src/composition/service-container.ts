@@ -1,7 +1,6 @@
 import type { Container } from 'inversify';
 import type { Logger } from '../adapters/logging/logger.js';
-import { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
-import { PgSqlClient } from '../adapters/sql/pg-sql-client.js';
+import type { PgSqlClient } from '../adapters/sql/pg-sql-client.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../adapters/sql/sql-provider-registry.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
@@ -14,7 +13,6 @@ import type { Random } from '../domain/shared/random.port.js';
 import { buildContainer } from './container.js';
 import { openServiceStore } from './open-service-store.js';
 import { openSqlClient } from './open-store.js';
-import { createSsoParts } from './sso-parts.js';
 import { tokenSealerFor } from './token-sealer-for.js';
 
 export interface ServiceContainerOptions {
@@ -52,18 +50,24 @@ export interface ServiceContainer {
  */
 export async function openServiceContainer(options: ServiceContainerOptions): Promise<ServiceContainer> {
   const { config, logger } = options;
-  const metrics = options.serving ? new GatehouseMetrics() : null;
+  // Metrics and the OpenID client are loaded only to serve: a command does without their modules.
+  const metrics = options.serving
+    ? new (await import('../adapters/metrics/gatehouse-metrics.js')).GatehouseMetrics()
+    : null;
   // Interpreter and provider settings are checked before the store opens, so a bad one fails fast.
   const sso =
     options.serving && metrics
-      ? await createSsoParts(config, logger, {
+      ? await (await import('./sso-parts.js')).createSsoParts(config, logger, {
           ...(options.serving.oidcFetch ? { fetch: options.serving.oidcFetch } : {}),
           observer: metrics.observeOpenIdCall,
           keyObserverFor: (provider) => metrics.keyUseOf(provider),
         })
       : null;
   const sqlClient = options.sqlClient ?? (await openSqlClient(config, logger));
-  if (metrics && sqlClient instanceof PgSqlClient) metrics.watchPool(() => sqlClient.poolStats());
+  if (metrics && sqlClient.kind === 'postgres') {
+    const pool = sqlClient as PgSqlClient;
+    metrics.watchPool(() => pool.poolStats());
+  }
   const client = metrics ? metrics.observeSqlClient(sqlClient) : sqlClient;
   const { store, database, applied } = await openServiceStore(config, logger, {
     client,

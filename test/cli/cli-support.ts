@@ -37,6 +37,8 @@ export interface RunOptions {
   input?: string;
   /** Run `node bin/gatehouse.js` (the built command) instead of the TypeScript source. */
   bin?: string;
+  /** Node options before the entry (e.g. `--import` of module hooks). */
+  nodeArgs?: string[];
 }
 
 /** A clean environment: nothing of the test runner's (DATABASE_URL, TEST_DATABASE_URL...) leaks in. */
@@ -47,7 +49,7 @@ function baseEnv(): Record<string, string> {
 export function runGatehouse(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const entry = options.bin ? [options.bin] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
       cwd: ROOT,
       env: { ...baseEnv(), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

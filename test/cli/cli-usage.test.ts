@@ -1,5 +1,35 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_TEST_TIMEOUT_MS, runGatehouse } from './cli-support.js';
+import { CLI_TEST_TIMEOUT_MS, ROOT, runGatehouse } from './cli-support.js';
+
+/** Runs the command with module hooks that record every module it loads; gives their URLs. */
+async function modulesLoadedBy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; modules: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-modules-'));
+  try {
+    const log = join(dir, 'modules.log');
+    const result = await runGatehouse(args, {
+      env: { ...env, MODULE_LOG: log },
+      nodeArgs: ['--import', join(ROOT, 'test/support/module-log/register.mjs')],
+    });
+    const modules = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    return { code: result.code, modules };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What only running a command needs: the configuration, the wiring, stores, any package (but tsx
+ * and esbuild, which run the TypeScript here; and the container's keys, a table of symbols).
+ */
+const SERVICE_MODULE =
+  /\/node_modules\/(?!tsx\/|esbuild\/)|\/src\/(config|composition\/(?!tokens\.)|adapters\/(?!sql\/(data-dir-lock|store-errors)\.))/;
+/\/node_modules\/|\/src\/(composition|config|adapters\/(?!sql\/(data-dir-lock|store-errors)\.))/;
 
 describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('prints the usage on help, exit 0', async () => {
@@ -10,6 +40,29 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
       expect(result.stdout).toContain(command);
     }
     expect(result.stderr).toBe('');
+  });
+
+  it('help and a usage error load none of the service modules: no package, no wiring, no configuration', async () => {
+    for (const [args, status] of [
+      [['help'], 0],
+      [['group', 'add', 'g1'], 2],
+    ] as const) {
+      const { code, modules } = await modulesLoadedBy([...args]);
+      expect(code).toBe(status);
+      // The hooks saw the command's own modules...
+      expect(modules.some((url) => url.endsWith('/src/cli/usage.ts'))).toBe(true);
+      // ...and nothing of what a run needs.
+      expect(modules.filter((url) => SERVICE_MODULE.test(url))).toEqual([]);
+    }
+    // Past the command line the same hooks see them (a configuration error: no database needed).
+    const run = await modulesLoadedBy(['migrate'], { PORT: 'abc' });
+    expect(run.code).toBe(2);
+    expect(run.modules.filter((url) => SERVICE_MODULE.test(url))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/\/src\/config\/config\.ts$/),
+        expect.stringMatching(/\/node_modules\/zod\//),
+      ]),
+    );
   });
 
   it('refuses a password on the command line, exit 2, without echoing it', async () => {

@@ -3,6 +3,7 @@
  * folder whose path holds a space and an accent:
  * - `npm run gatehouse -- help` compiles once, then only when a source is newer than dist/;
  * - `gatehouse serve` starts the service there (the entry's path was passed on percent-encoded),
+ *   takes `npm run gatehouse` commands on its embedded database (through its socket in DATA_DIR),
  *   and stops it on SIGTERM, exiting after it.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -104,6 +105,14 @@ describe('a checkout under a path with a space and an accent', () => {
     const outcome = await Promise.race([ready, exited.then((exit) => `exited ${exit.code}: ${stderr}`)]);
     expect(outcome).toBe(200);
   }, 120_000);
+
+  it("takes the README's commands while it serves on the embedded database: `npm run gatehouse` asks it", async () => {
+    const tenant = await npmGatehouse('tenant', 'add', 't1');
+    expect(tenant).toEqual({ stdout: 'added tenant "t1"\n', stderr: '' });
+    const group = await npmGatehouse('group', 'add', 'g1', '--tenant', 't1');
+    expect(group.stdout).toBe('added group "g1" to tenant "t1"\n');
+    // Each may compile first: the first test left a source dated in the future.
+  }, 180_000);
 
   it('stops as a user stops it: on SIGTERM the service exits, then the wrapper', async () => {
     service!.kill('SIGTERM');

@@ -22,10 +22,13 @@ export class DataDirInUseError extends Error {
   constructor(
     readonly dir: string,
     readonly holder: Pick<Holder, 'pid' | 'role' | 'command' | 'since'>,
+    /** Why the holder could not be asked instead (the service's administration socket). */
+    unanswered?: string,
   ) {
     const stop = holder.role === 'the Gatehouse service' ? 'Stop the service' : 'Let that command finish';
     super(
-      `DATA_DIR ${dir} is held by ${holder.role} (pid ${holder.pid}, ${holder.command}, since ${holder.since}). ` +
+      `DATA_DIR ${dir} is held by ${holder.role} (pid ${holder.pid}, ${holder.command}, since ${holder.since})` +
+        `${unanswered ? `, which ${unanswered}` : ''}. ` +
         'The embedded database serves one process at a time: a second one would write where the ' +
         `first never reads, and could lose its writes. ${stop}, then run this again; or move the ` +
         'database to PostgreSQL (DATABASE_URL), which the service and the gatehouse command can ' +
@@ -86,6 +89,16 @@ function readHolder(path: string): Holder | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Who holds `dir` now: the recorded holder if its process still runs, otherwise null (no lock,
+ * or a stale one). Only a look: the holder may let go the next moment, so a caller that finds
+ * none still takes the lock (`DataDirLock.take`) before opening anything.
+ */
+export function currentHolder(dir: string): Pick<Holder, 'pid' | 'role' | 'command' | 'since'> | null {
+  const holder = readHolder(join(dir, LOCK_FILE));
+  return holder && holderRuns(holder) ? holder : null;
 }
 
 /**
