@@ -223,6 +223,10 @@ export function providersSuite(kind: StoreKind): void {
         "its sessions live in the service process (SESSION_STORE=memory), out of this command's reach",
       );
       expect(disabled.stdout).not.toContain('ended');
+      // The suite's tests share one database: the next one registers initech afresh.
+      expect(
+        (await gatehouse(['provider', 'remove', 'initech'], undefined, { SESSION_STORE: 'memory' })).code,
+      ).toBe(0);
     });
 
     it('reads --setting-stdin values from standard input after the client secret, never from the command line', async () => {
@@ -340,7 +344,7 @@ export function providersSuite(kind: StoreKind): void {
       const enabled = await gatehouse(['provider', 'enable', 'sealed-elsewhere']);
       expect(enabled.code).toBe(0);
       expect(enabled.stdout).toContain(
-        `enabled provider "sealed-elsewhere": its logins resume on every instance within 5000 ms\n  cannot be loaded with this configuration: ${reasons['sealed-elsewhere']}\n`,
+        `enabled provider "sealed-elsewhere": its logins resume on every instance within 5000 ms; sessions ended before stay ended\n  cannot be loaded with this configuration: ${reasons['sealed-elsewhere']}\n`,
       );
     });
 
