@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../shared/domain-error.js';
+import { DomainError } from '../shared/domain-error.js';
 import { SSO_INTERPRETATION_CODES, type SsoInterpretationCode } from './sso-token-interpreter.port.js';
 
 /**
@@ -26,7 +26,9 @@ export class SsoInterpretationError extends DomainError {
  * (a bug of the interpreter's, answered SSO_INVALID by the caller).
  */
 export function interpretationRefusal(error: unknown): DomainError | null {
-  if (isDomainError(error)) return error;
+  // This copy's class only: a foreign copy's refusal is answered as this copy's SsoInterpretationError
+  // (below) when it carries an SSO code, and as an interpreter's bug otherwise.
+  if (error instanceof DomainError) return error;
   if (typeof error !== 'object' || error === null) return null;
   const foreign = error as { [BRAND]?: unknown; code?: unknown; message?: unknown };
   if (foreign[BRAND] !== true || typeof foreign.code !== 'string' || !CODES.has(foreign.code)) return null;
