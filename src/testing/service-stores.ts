@@ -55,6 +55,12 @@ export interface ServiceStoreContractOptions {
   readiness: boolean;
 }
 
+/**
+ * A case may start several command processes, each opening the store (and, during an outage,
+ * waiting for the store's own time-out before it fails): minutes on a busy machine, not seconds.
+ */
+const CASE_TIMEOUT_MS = 120_000;
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -116,7 +122,7 @@ function suiteName(options: ServiceStoreContractOptions): string {
 
 /** The cases of a store in a running service: readiness, the command, and outages when given. */
 export function serviceStoreContract(options: ServiceStoreContractOptions): void {
-  describe(suiteName(options), () => {
+  describe(suiteName(options), { timeout: CASE_TIMEOUT_MS }, () => {
     let service: ServiceUnderTest;
     let http: ReturnType<typeof client>;
     let username: string;
