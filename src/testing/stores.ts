@@ -54,8 +54,15 @@ export interface SessionStoreContractOptions {
   declares: readonly SessionCapability[];
 }
 
-/** The suite's times are around now (a store may compare `keepUntil` with its own clock). */
-const T0 = new Date(Math.floor(Date.now() / 1000) * 1000);
+/**
+ * The suite's times are around now (a store may compare `keepUntil` with its own clock), taken
+ * again by each suite: this module may stay loaded for a whole test run, longer than a window.
+ */
+let T0 = wholeSecondNow();
+
+function wholeSecondNow(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
+}
 const HOUR_S = 3600;
 const IDLE_S = 1800;
 
@@ -118,6 +125,7 @@ function suiteName(kind: string, name: string, known: readonly string[], declare
 
 /** The behaviour every SessionStore must show, and that of each capability it declares. */
 export function sessionStoreContract(options: SessionStoreContractOptions): void {
+  T0 = wholeSecondNow();
   const { declares } = options;
   describe(suiteName('SessionStore', options.name, SESSION_CAPABILITIES, declares), () => {
     let store: SessionStoreUnderTest;
@@ -498,6 +506,7 @@ export interface ThrottleStoreContractOptions {
 
 /** The behaviour every ThrottleStore must show, and its purge when it declares one. */
 export function throttleStoreContract(options: ThrottleStoreContractOptions): void {
+  T0 = wholeSecondNow();
   const { declares } = options;
   describe(suiteName('ThrottleStore', options.name, THROTTLE_CAPABILITIES, declares), () => {
     let handle: { throttle: ThrottleStore; close?(): Promise<void> };
