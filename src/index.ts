@@ -4,6 +4,7 @@
 
 export type { HttpApp, HttpTransport } from './adapters/http/http-app.js';
 export { listen, type RunningServer } from './adapters/http/server.js';
+export type { GatehouseSessionOptions, SessionGuardSource } from './adapters/http/session-guard.js';
 export type { GatehouseState } from './adapters/http/state.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
 export type { GatehouseUser } from './client/gatehouse-user.js';
@@ -22,4 +23,3 @@ export type {
 } from './domain/sso/sso-token-interpreter.port.js';
 export type { User } from './domain/user/user.js';
 export { createGatehouse, type Gatehouse, type GatehouseOptions } from './gatehouse.js';
-export type { GatehouseSessionOptions } from './guards/guard-settings.js';

@@ -65,11 +65,14 @@ async function plugin(instance: FastifyInstanceLike, options: GatehouseSessionOp
   });
 }
 
-// Not encapsulated (what `fastify-plugin` marks): the hook reaches the routes of the scope that
-// registered it, not only the plugin's own.
+// The metadata `fastify-plugin` would set, by hand so the package keeps no dependency (the
+// service's own plugins use `fastify-plugin`): not encapsulated, so the hook reaches the routes of
+// the scope that registered it, not only the plugin's own; named; and the Fastify versions it is
+// written for (its peer range), which `register` checks.
 Object.assign(plugin, {
   [Symbol.for('skip-override')]: true,
   [Symbol.for('fastify.display-name')]: 'gatehouse-session',
+  [Symbol.for('plugin-meta')]: { name: 'gatehouse-session', fastify: '>=4' },
 });
 
 export const gatehouseSession = plugin;

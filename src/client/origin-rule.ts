@@ -6,6 +6,8 @@
  * `Sec-Fetch-Site` says cross-site without a trusted Origin, is refused.
  */
 
+import { ORIGIN_REFUSAL_DETAILS } from './wire.js';
+
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** What the rule reads of a request, whichever framework or gateway brought it. */
@@ -23,7 +25,7 @@ export function crossSiteRefusal(request: OriginFacts, trusted: ReadonlySet<stri
   const origin = request.header('origin');
   const fetchSite = request.header('sec-fetch-site').toLowerCase();
   const originTrusted = origin !== '' && (origin === request.ownOrigin || trusted.has(origin));
-  if (origin !== '' && !originTrusted) return 'Requests from this origin are not accepted.';
-  if (fetchSite === 'cross-site' && !originTrusted) return 'Cross-site requests are not accepted.';
+  if (origin !== '' && !originTrusted) return ORIGIN_REFUSAL_DETAILS.foreignOrigin;
+  if (fetchSite === 'cross-site' && !originTrusted) return ORIGIN_REFUSAL_DETAILS.crossSiteFetch;
   return null;
 }

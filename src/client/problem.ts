@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GUARD_REFUSALS, type GuardRefusalKind } from './wire.js';
 
 /** A refusal as the service answers it: RFC 9457 problem+json with its stable code. */
 export interface Refusal {
@@ -7,33 +8,9 @@ export interface Refusal {
   body: string;
 }
 
-const REFUSALS = {
-  'cross-site': {
-    status: 403,
-    code: 'ORIGIN_REJECTED',
-    title: 'Origin rejected',
-    detail: 'Requests from this origin are not accepted.',
-  },
-  none: { status: 401, code: 'NOT_AUTHENTICATED', title: 'Not authenticated', detail: 'Log in first.' },
-  expired: {
-    status: 403,
-    code: 'PASSWORD_EXPIRED',
-    title: 'Password expired',
-    detail: 'The password has expired. Change it before doing anything else.',
-  },
-  unavailable: {
-    status: 503,
-    code: 'SERVICE_UNAVAILABLE',
-    title: 'Service unavailable',
-    detail: 'The session could not be checked. Try again shortly.',
-  },
-} as const;
-
-export type RefusalKind = keyof typeof REFUSALS;
-
 /** The answer for a request that does not pass; `detail` in place of the usual one. */
-export function refusalFor(kind: RefusalKind, detail?: string): Refusal {
-  const refusal = REFUSALS[kind];
+export function refusalFor(kind: GuardRefusalKind, detail?: string): Refusal {
+  const refusal = GUARD_REFUSALS[kind];
   const requestId = randomUUID();
   return {
     status: refusal.status,

@@ -5,6 +5,7 @@
  */
 
 import { GATEHOUSE_USER_LEVELS, type GatehouseUser } from './gatehouse-user.js';
+import { CHECK_PATH, IDENTITY_HEADERS } from './wire.js';
 
 export type { GatehouseUser } from './gatehouse-user.js';
 
@@ -57,12 +58,12 @@ function levelFrom(header: string | null): number | null {
  * does not say who is not taken as a live session (fail closed).
  */
 function userFrom(headers: Headers): GatehouseUser | null {
-  const userId = headers.get('gatehouse-user-id');
-  const username = headers.get('gatehouse-username');
-  const level = levelFrom(headers.get('gatehouse-user-level'));
+  const userId = headers.get(IDENTITY_HEADERS.userId);
+  const username = headers.get(IDENTITY_HEADERS.username);
+  const level = levelFrom(headers.get(IDENTITY_HEADERS.userLevel));
   if (!userId || !username || level === null) return null;
-  const tenantId = headers.get('gatehouse-tenant-id');
-  const groupId = headers.get('gatehouse-group-id');
+  const tenantId = headers.get(IDENTITY_HEADERS.tenantId);
+  const groupId = headers.get(IDENTITY_HEADERS.groupId);
   try {
     return {
       userId: decodeURIComponent(userId),
@@ -80,10 +81,9 @@ function userFrom(headers: Headers): GatehouseUser | null {
 export function createSessionCheck(options: SessionCheckOptions): SessionCheck {
   const cookieName = options.cookieName ?? 'sessionid';
   const timeoutMs = options.timeoutMs ?? 2000;
-  const endpoint = new URL(
-    'api/v1/session/check/',
-    options.url.endsWith('/') ? options.url : `${options.url}/`,
-  ).href;
+  // Relative to the base URL, which may itself have a path (a service behind a path prefix).
+  const endpoint = new URL(CHECK_PATH.slice(1), options.url.endsWith('/') ? options.url : `${options.url}/`)
+    .href;
   return async (cookieHeader) => {
     const cookie = sessionPairs(cookieHeader ?? '', cookieName);
     if (!cookie) return { status: 'none' };

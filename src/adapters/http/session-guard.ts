@@ -1,5 +1,6 @@
 import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
 import type { GatehouseUser } from '../../client/gatehouse-user.js';
+import { PASSWORD_EXPIRED_DETAIL } from '../../client/wire.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { User } from '../../domain/user/user.js';
 import { readCookies } from './cookies.js';
@@ -26,10 +27,7 @@ export async function checkSession(
 ): Promise<AuthenticatedSession> {
   const authenticated = await authenticator.authenticate(readCookies(cookieHeader, settings.cookieName));
   if (authenticated.credentials.isExpired && !settings.allowExpiredCredentials) {
-    throw new DomainError(
-      'PASSWORD_EXPIRED',
-      'The password has expired. Change it before doing anything else.',
-    );
+    throw new DomainError('PASSWORD_EXPIRED', PASSWORD_EXPIRED_DETAIL);
   }
   return authenticated;
 }
@@ -40,6 +38,41 @@ export interface GuardSettings extends SessionCheckSettings {
    * portal's, when it calls this app's API from a browser). Default: none.
    */
   trustedOrigins?: readonly string[];
+}
+
+/**
+ * What a guard needs of an embedded Gatehouse: the session check, the cookie name and
+ * TRUSTED_ORIGINS. Structural, so the guards depend on these few members, not on the facade: the
+ * facade (`createGatehouse`) satisfies it, and so does any object that has them.
+ */
+export interface SessionGuardSource {
+  readonly authenticator: Pick<SessionAuthenticator, 'authenticate'>;
+  readonly config: {
+    readonly cookie: { readonly name: string };
+    readonly trustedOrigins: readonly string[];
+  };
+}
+
+/**
+ * The options of every embedded guard (`gatehouse/koa`, `gatehouse/express`, `gatehouse/fastify`),
+ * named as gatehouse-client's: the guards are mounted the same way, `gatehouse` in place of `url`.
+ */
+export interface GatehouseSessionOptions {
+  /** The embedded service (`createGatehouse`): its sessions, cookie name and TRUSTED_ORIGINS. */
+  gatehouse: SessionGuardSource;
+  /** Origins besides the app's own whose unsafe requests are accepted; default TRUSTED_ORIGINS. */
+  trustedOrigins?: readonly string[];
+  /** Spec 5.4: only a password-change-like route accepts a session whose password expired. */
+  allowExpiredCredentials?: boolean;
+}
+
+/** The guard settings of an embedded Gatehouse: its cookie name and trusted origins. */
+export function guardSettings(options: GatehouseSessionOptions): GuardSettings {
+  return {
+    cookieName: options.gatehouse.config.cookie.name,
+    trustedOrigins: options.trustedOrigins ?? options.gatehouse.config.trustedOrigins,
+    allowExpiredCredentials: options.allowExpiredCredentials ?? false,
+  };
 }
 
 /**
@@ -72,4 +105,9 @@ export function productGuard(
     if (refusal) throw refusal;
     return guardUser((await checkSession(authenticator, request.header('cookie'), settings)).user);
   };
+}
+
+/** The product guard of an embedded Gatehouse, as each framework's `gatehouseSession` mounts it. */
+export function embeddedGuard(options: GatehouseSessionOptions): ReturnType<typeof productGuard> {
+  return productGuard(options.gatehouse.authenticator, guardSettings(options));
 }

@@ -1,10 +1,9 @@
 import type { AuthenticatedSession } from '../../../application/session-authenticator.js';
+import { CHECK_PATH, IDENTITY_HEADERS } from '../../../client/wire.js';
 import type { HttpRequest, Reply } from '../exchange.js';
 import type { OriginFacts } from '../origin-check.js';
 import { type Route, sessionOf } from '../route.js';
 
-/** Where nginx, Caddy, Traefik and gatehouse-client ask (contract 4a). */
-export const CHECK_PATH = '/api/v1/session/check/';
 /**
  * Where Envoy's `ext_authz` asks: its `path_prefix` (`/api/v1/session/check/envoy`) with the
  * original path after it, in the original method. Its own path, so that a request for the
@@ -19,11 +18,11 @@ function headerSafe(value: string): string {
 
 /** The identity headers of contract 4a, for a gateway to pass on to the application. */
 export function identityHeaders(reply: Reply, { user }: AuthenticatedSession): void {
-  reply.header('Gatehouse-User-Id', headerSafe(user.userId));
-  reply.header('Gatehouse-Username', headerSafe(user.username));
-  reply.header('Gatehouse-User-Level', String(user.userLevel));
-  if (user.tenantId) reply.header('Gatehouse-Tenant-Id', headerSafe(user.tenantId));
-  if (user.groupId) reply.header('Gatehouse-Group-Id', headerSafe(user.groupId));
+  reply.header(IDENTITY_HEADERS.userId, headerSafe(user.userId));
+  reply.header(IDENTITY_HEADERS.username, headerSafe(user.username));
+  reply.header(IDENTITY_HEADERS.userLevel, String(user.userLevel));
+  if (user.tenantId) reply.header(IDENTITY_HEADERS.tenantId, headerSafe(user.tenantId));
+  if (user.groupId) reply.header(IDENTITY_HEADERS.groupId, headerSafe(user.groupId));
 }
 
 /** The last value of a header a gateway appends to: the one the gateway added itself. */

@@ -1,9 +1,16 @@
+/**
+ * Express 5: the session guard for a product team's own Express routes
+ * (`@gatehouse-auth/gatehouse/express`). Express does not serve the API, so there is no app skin;
+ * Express is imported here (types only) and nowhere else.
+ */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { SessionAuthenticator } from '../../application/session-authenticator.js';
-import type { GatehouseUser } from '../../client/gatehouse-user.js';
-import type { Reply } from '../http/exchange.js';
-import { guardRefusal } from '../http/guard-problem.js';
-import { type GuardSettings, productGuard } from '../http/session-guard.js';
+import type { GatehouseUser } from '../../../client/gatehouse-user.js';
+import type { Reply } from '../exchange.js';
+import { guardRefusal } from '../guard-problem.js';
+import { embeddedGuard, type GatehouseSessionOptions } from '../session-guard.js';
+
+export type { GatehouseUser } from '../../../client/gatehouse-user.js';
+export type { GatehouseSessionOptions, SessionGuardSource } from '../session-guard.js';
 
 declare global {
   namespace Express {
@@ -27,16 +34,13 @@ function writeExpressReply(response: Response, reply: Reply): void {
 }
 
 /**
- * The session guard for a product team's own Express 5 routes (`gatehouse/express`): the Origin
- * check on unsafe methods, the session check and the expired-credentials gate. The handler finds
- * the user on `req.gatehouse`; a refusal is answered as problem+json (401, 403, 503),
- * anything else goes to Express's error handling.
+ * The session guard for a product team's own Express 5 routes: the Origin check on unsafe methods,
+ * the session check and the expired-credentials gate. `app.use(gatehouseSession({ gatehouse }))`
+ * or on one route: the handler finds the user on `req.gatehouse`; a refusal is answered as
+ * problem+json (401, 403, 503), anything else goes to Express's error handling.
  */
-export function expressSessionGuard(
-  authenticator: Pick<SessionAuthenticator, 'authenticate'>,
-  settings: GuardSettings,
-): RequestHandler {
-  const guard = productGuard(authenticator, settings);
+export function gatehouseSession(options: GatehouseSessionOptions): RequestHandler {
+  const guard = embeddedGuard(options);
   return (request: Request, response: Response, next: NextFunction) => {
     guard({
       method: request.method,

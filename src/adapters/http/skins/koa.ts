@@ -1,10 +1,22 @@
+/**
+ * Koa: the API's skin (Koa's router finds the route, HttpCore answers it) and the session guard
+ * for a product team's own Koa routes (`@gatehouse-auth/gatehouse/koa`). Koa is imported here and
+ * nowhere else.
+ */
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
-import type { HttpRequest, Reply } from '../http/exchange.js';
-import { type PeerView, peerView } from '../http/forwarded.js';
-import type { HttpApp } from '../http/http-app.js';
-import type { HttpCore, Matched } from '../http/http-core.js';
-import { normalizedPath } from '../http/normalize-path.js';
+import Koa, { type Context, type Middleware } from 'koa';
+import type { HttpRequest, Reply } from '../exchange.js';
+import { type PeerView, peerView } from '../forwarded.js';
+import { guardRefusal } from '../guard-problem.js';
+import type { HttpApp } from '../http-app.js';
+import type { HttpCore, Matched } from '../http-core.js';
+import { normalizedPath } from '../normalize-path.js';
+import { embeddedGuard, type GatehouseSessionOptions } from '../session-guard.js';
+import type { GatehouseState } from '../state.js';
+
+export type { GatehouseUser } from '../../../client/gatehouse-user.js';
+export type { GatehouseSessionOptions, SessionGuardSource } from '../session-guard.js';
+export type { GatehouseState } from '../state.js';
 
 /** A Koa request in the transport-neutral shape; the costlier parts are read only when asked. */
 class KoaRequest implements HttpRequest {
@@ -49,7 +61,7 @@ class KoaRequest implements HttpRequest {
 }
 
 /** Writes a neutral reply on Koa's response. */
-export function writeKoaReply(ctx: Context, reply: Reply): void {
+function writeKoaReply(ctx: Context, reply: Reply): void {
   ctx.status = reply.status;
   for (const [name, value] of reply.headersByName()) ctx.set(name, value);
   const wire = reply.wire();
@@ -62,7 +74,7 @@ export function writeKoaReply(ctx: Context, reply: Reply): void {
   }
 }
 
-export function koaRequest(ctx: Context, trustedProxyHops?: number): HttpRequest {
+function koaRequest(ctx: Context, trustedProxyHops?: number): HttpRequest {
   return new KoaRequest(ctx, trustedProxyHops);
 }
 
@@ -92,4 +104,25 @@ export function createKoaApp(core: HttpCore, options: KoaAppOptions): HttpApp & 
   // Reached only when no route matched the method and path: 404, or 405 with Allow.
   koa.use((ctx) => answer(ctx, { route: null }));
   return { transport: 'koa', routes: core.routes, callback: () => koa.callback(), koa };
+}
+
+/**
+ * The session guard for a product team's own Koa routes: the Origin check on unsafe methods, the
+ * session check and the expired-credentials gate. `app.use(gatehouseSession({ gatehouse }))` or on
+ * one route: the handler finds the user on `ctx.state.gatehouse`; a refusal is answered as
+ * problem+json.
+ */
+export function gatehouseSession(options: GatehouseSessionOptions): Middleware<GatehouseState> {
+  const guard = embeddedGuard(options);
+  return async (ctx, next) => {
+    try {
+      ctx.state.gatehouse = await guard(koaRequest(ctx));
+    } catch (error) {
+      const refusal = guardRefusal(error);
+      if (!refusal) throw error;
+      writeKoaReply(ctx, refusal);
+      return;
+    }
+    await next();
+  };
 }
