@@ -75,7 +75,8 @@ function endpointOf(url: string, metadata: ServerMetadata | undefined): OpenIdCa
   const bare = url.split('?', 1)[0]!;
   if (bare.includes('/.well-known/')) return 'discovery';
   if (!metadata) return 'other';
-  const is = (endpoint: string | undefined) => endpoint !== undefined && (url === endpoint || bare === endpoint);
+  const is = (endpoint: string | undefined) =>
+    endpoint !== undefined && (url === endpoint || bare === endpoint);
   if (is(metadata.token_endpoint)) return 'token';
   if (is(metadata.jwks_uri)) return 'jwks';
   if (is(metadata.revocation_endpoint)) return 'revocation';

@@ -47,7 +47,8 @@ export function checkIdTokenClaims(
   if (header.typ !== undefined && !isIdTokenType(header.typ)) throw ssoError('SSO_INVALID', 'header typ');
   checkIssuedAt(claims.iat, rules);
   if (!isBoundedIdentifier(claims.sub)) throw ssoError('SSO_INVALID', 'claim sub');
-  if (claims.sid !== undefined && !isBoundedIdentifier(claims.sid)) throw ssoError('SSO_INVALID', 'claim sid');
+  if (claims.sid !== undefined && !isBoundedIdentifier(claims.sid))
+    throw ssoError('SSO_INVALID', 'claim sid');
   // OpenID Connect Core 3.1.3.7 step 5: an azp, when present, names this client, whatever aud holds.
   if (claims.azp !== undefined && claims.azp !== rules.clientId) {
     throw ssoError('SSO_INVALID', 'claim azp');
@@ -106,7 +107,8 @@ export function logoutTokenClaims(
   const { sub, sid } = payload;
   if (sub !== undefined && !isBoundedIdentifier(sub)) throw ssoError('SSO_INVALID', 'claim sub');
   if (sid !== undefined && !isBoundedIdentifier(sid)) throw ssoError('SSO_INVALID', 'claim sid');
-  if (sub === undefined && sid === undefined) throw ssoError('SSO_INVALID', 'claims sub and sid both missing');
+  if (sub === undefined && sid === undefined)
+    throw ssoError('SSO_INVALID', 'claims sub and sid both missing');
   return {
     issuer,
     ...(typeof sub === 'string' ? { subject: sub } : {}),
