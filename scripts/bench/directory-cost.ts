@@ -7,9 +7,9 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { registeredProviderParts } from '../../src/adapters/openid/provider-parts.js';
 import { ProviderDirectory } from '../../src/application/sso/provider-directory.js';
 import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
-import { registeredProviderParts } from '../../src/composition/registered-provider-parts.js';
 import { loadConfig } from '../../src/config/config.js';
 import { type BenchRegistry, BY_BENCH, customerId } from './registry.js';
 import { round } from './stats.js';
@@ -82,7 +82,7 @@ export async function directoryCost(
     TOKEN_ENCRYPTION_KEY: key,
     OIDC_ALLOW_INSECURE_HTTP: 'true',
   });
-  const build = registeredProviderParts(config);
+  const build = registeredProviderParts(config.sso);
   // Warm: the interpreter module and the client code are loaded once per process, not per provider.
   const single = new ProviderDirectory<SsoProviderParts>(one.registry, null, build);
   await single.refresh();

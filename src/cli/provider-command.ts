@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { AdminProviders } from '../application/admin/admin-providers.js';
 import {
+  BUILT_IN_INTERPRETER,
   CLIENT_AUTH_METHODS,
   type ClientAuthMethod,
   ID_TOKEN_ALGORITHMS,
   type IdTokenAlgorithm,
+  isSsoAssignableLevel,
   type ProviderSecrets,
   type ProviderSettings,
   type ProviderSummary,
@@ -246,10 +248,11 @@ function planAdd(args: readonly string[]): ProviderPlan {
         clientAuth,
         redirectUris,
         tenants,
-        interpreter: values.interpreter ?? 'claims',
+        interpreter: values.interpreter ?? BUILT_IN_INTERPRETER,
         ...(values['username-claim'] ? { usernameClaim: values['username-claim'] } : {}),
         ...(values['group-claim'] ? { groupClaim: values['group-claim'] } : {}),
-        levels: levels ?? context.defaultLevels.filter((level) => level !== 16),
+        // SSO_USER_LEVELS may hold the system administrator's level; a provider may not grant it.
+        levels: levels ?? context.defaultLevels.filter(isSsoAssignableLevel),
         requirePkce: values['require-pkce'] === true,
         idTokenAlg,
       };

@@ -6,6 +6,7 @@ import { loggedLoginEvents } from '../adapters/logging/logged-login-events.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import { ignoredSessionChecks, type LoginEvents } from '../application/login-events.js';
+import type { SsoParts } from '../application/sso/sso-providers.js';
 import { type Config, type SessionStoreName, sessionStoreName } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
@@ -17,7 +18,6 @@ import { applicationModule } from './application-module.js';
 import { httpModule } from './http-module.js';
 import { passwordModule } from './password-module.js';
 import { ssoModule } from './sso-module.js';
-import type { SsoParts } from './sso-parts.js';
 import { TOKENS } from './tokens.js';
 
 export interface ContainerParts {

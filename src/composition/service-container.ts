@@ -13,6 +13,7 @@ import type { Random } from '../domain/shared/random.port.js';
 import { buildContainer } from './container.js';
 import { openServiceStore } from './open-service-store.js';
 import { openSqlClient } from './open-store.js';
+import { createSsoParts } from './sso-module.js';
 import { tokenSealerFor } from './token-sealer-for.js';
 
 export interface ServiceContainerOptions {
@@ -57,7 +58,7 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
   // Interpreter and provider settings are checked before the store opens, so a bad one fails fast.
   const sso =
     options.serving && metrics
-      ? await (await import('./sso-parts.js')).createSsoParts(config, logger, {
+      ? await createSsoParts(config, logger, {
           ...(options.serving.oidcFetch ? { fetch: options.serving.oidcFetch } : {}),
           observer: metrics.observeOpenIdCall,
           keyObserverFor: (provider) => metrics.keyUseOf(provider),

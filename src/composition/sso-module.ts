@@ -1,22 +1,28 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
-import { BackchannelLogout } from '../application/backchannel-logout.js';
+import type {
+  ProviderDeployment,
+  ProviderPartsOptions,
+  RegistryDeployment,
+} from '../adapters/openid/provider-parts.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
+import { BackchannelLogout } from '../application/sso/backchannel-logout.js';
 import { ProviderDirectory, type ProviderLoadObserver } from '../application/sso/provider-directory.js';
 import { RegistryWatch } from '../application/sso/registry-watch.js';
-import type { SsoProviderParts } from '../application/sso/sso-providers.js';
-import { SsoLogin } from '../application/sso-login.js';
-import { SsoLogout } from '../application/sso-logout.js';
+import { SsoLogin } from '../application/sso/sso-login.js';
+import { SsoLogout } from '../application/sso/sso-logout.js';
+import type { ServedProvider, SsoParts, SsoProviderParts } from '../application/sso/sso-providers.js';
 import { allowedInterpreterNames, type Config } from '../config/config.js';
 import { AddressThrottle } from '../domain/login/address-throttle.js';
 import { ADDRESS_FAILURE_FACTOR } from '../domain/login/login-throttle.js';
 import type { Clock } from '../domain/shared/clock.port.js';
+import { ENVIRONMENT_PROVIDER_ID } from '../domain/sso/provider-registration.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
-import type { SsoParts } from './sso-parts.js';
+import { tokenSealerFor } from './token-sealer-for.js';
 import { TOKENS } from './tokens.js';
 
 /** Where no registry is given (a container without a database of providers): none registered. */
@@ -41,6 +47,79 @@ function providerLoadLog(logger: Logger): ProviderLoadObserver {
       ),
     recovered: (provider) => logger.info({ provider }, `provider "${provider}" no longer fails to load`),
   };
+}
+
+/**
+ * The environment's provider (OIDC_*, SSO_TOKEN_INTERPRETER and its SSO_INTERPRETER_* settings)
+ * as a provider named `default`, built like a registered one. It predates customers' providers:
+ * it may log in any tenant's users, at the levels SSO_USER_LEVELS names.
+ */
+function environmentProvider(
+  config: Config,
+  deployment: ProviderDeployment,
+): { rules: ServedProvider['rules']; options: ProviderPartsOptions } | null {
+  const oidc = config.oidc;
+  if (!oidc) return null;
+  return {
+    rules: {
+      id: ENVIRONMENT_PROVIDER_ID,
+      issuer: oidc.issuer,
+      clientId: oidc.clientId,
+      redirectUris: oidc.redirectUris,
+      tenants: null,
+      levels: config.sso.userLevels,
+      requirePkce: oidc.requirePkce,
+    },
+    options: {
+      id: ENVIRONMENT_PROVIDER_ID,
+      issuer: oidc.issuer,
+      clientId: oidc.clientId,
+      clientAuth: oidc.clientAuth,
+      idTokenAlg: oidc.idTokenAlg,
+      ...(oidc.clientSecret ? { clientSecret: oidc.clientSecret } : {}),
+      ...(oidc.privateKeyJwk ? { privateKeyJwk: oidc.privateKeyJwk } : {}),
+      interpreter: {
+        specifier: config.sso.interpreter,
+        usernameClaim: config.sso.usernameClaim,
+        groupClaim: config.sso.groupClaim,
+        settings: config.interpreterSettings,
+      },
+      deployment,
+    },
+  };
+}
+
+/**
+ * Builds the environment's provider, when configured, and the means to build registered ones, both
+ * by the OpenID adapter's `providerParts`. Runs at start-up, so a bad interpreter specifier or
+ * provider setting stops the service with a message naming it; providers themselves are contacted
+ * lazily, so the service starts while one is down. The OpenID adapter is imported here, not
+ * above: a command (which serves no provider) does without its modules.
+ */
+export async function createSsoParts(
+  config: Config,
+  logger: Logger,
+  watch: Pick<ProviderDeployment, 'fetch' | 'observer' | 'keyObserverFor'> = {},
+): Promise<SsoParts> {
+  const { providerParts, registeredProviderParts } = await import('../adapters/openid/provider-parts.js');
+  // The deployment's share of every provider is the SSO section of the configuration as it is.
+  const deployment: RegistryDeployment = { ...config.sso, ...watch };
+  const build = registeredProviderParts(deployment);
+  const sealer = tokenSealerFor(config);
+  if (!config.tokenEncryptionKey && config.oidc) {
+    logger.warn(
+      'TOKEN_ENCRYPTION_KEY is not set: provider tokens kept with sessions are sealed with a per-process key, ' +
+        'so a provider logout after a restart or on another instance cannot revoke them. Set it in production.',
+    );
+  }
+  const environment = environmentProvider(config, deployment);
+  if (!environment) return { environment: null, sealer, build };
+  const parts = await providerParts(environment.options);
+  logger.info(
+    { issuer: environment.rules.issuer, interpreter: parts.interpreter.name },
+    'single sign-on configured',
+  );
+  return { environment: { rules: environment.rules, parts }, sealer, build };
 }
 
 /**

@@ -7,7 +7,6 @@ import type { AdminDirectory } from '../application/admin/admin-directory.js';
 import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportUsers } from '../application/admin/import-users.js';
-import type { BackchannelLogout } from '../application/backchannel-logout.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
@@ -18,11 +17,12 @@ import type { SessionEnding } from '../application/session-ending.js';
 import type { SessionIssuer } from '../application/session-issuer.js';
 import type { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
+import type { BackchannelLogout } from '../application/sso/backchannel-logout.js';
 import type { ProviderDirectory } from '../application/sso/provider-directory.js';
 import type { RegistryWatch } from '../application/sso/registry-watch.js';
-import type { SsoProviderParts } from '../application/sso/sso-providers.js';
-import type { SsoLogin } from '../application/sso-login.js';
-import type { SsoLogout } from '../application/sso-logout.js';
+import type { SsoLogin } from '../application/sso/sso-login.js';
+import type { SsoLogout } from '../application/sso/sso-logout.js';
+import type { SsoParts, SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { Config, SessionStoreName } from '../config/config.js';
 import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
@@ -32,7 +32,6 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
-import type { SsoParts } from './sso-parts.js';
 
 /** Every binding's token, in one place. A token and its interface share a name. */
 export const TOKENS = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { ID_TOKEN_ALGORITHMS } from '../domain/sso/provider-registration.js';
+import { BUILT_IN_INTERPRETER, ID_TOKEN_ALGORITHMS } from '../domain/sso/provider-registration.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -126,7 +126,7 @@ const envSchema = z.object({
   /** Origins besides each issuer's own that its discovered endpoints may use (every provider). */
   OIDC_ENDPOINT_ORIGINS: commaList.pipe(z.array(url)).default([]),
   OIDC_REQUIRE_PKCE: bool.default(false),
-  SSO_TOKEN_INTERPRETER: z.string().min(1).default('claims'),
+  SSO_TOKEN_INTERPRETER: z.string().min(1).default(BUILT_IN_INTERPRETER),
   SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
   SSO_GROUP_CLAIM: z.string().min(1).default('groups'),
   SSO_USER_LEVELS: levels.default([8]),
@@ -296,7 +296,6 @@ function defaultPoolSize(): number {
 
 /** Names an operator gives interpreters in SSO_INTERPRETERS; `claims` is the built-in one's. */
 const INTERPRETER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-export const BUILT_IN_INTERPRETER = 'claims';
 
 /** The interpreter names a registered provider may take here: the built-in one and SSO_INTERPRETERS'. */
 export function allowedInterpreterNames(config: Config): string[] {

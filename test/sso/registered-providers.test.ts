@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
+import { registeredProviderParts } from '../../src/adapters/openid/provider-parts.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import { ProviderDirectory } from '../../src/application/sso/provider-directory.js';
 import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
-import { registeredProviderParts } from '../../src/composition/registered-provider-parts.js';
 import { loadConfig } from '../../src/config/config.js';
 import { isDomainError } from '../../src/domain/shared/domain-error.js';
 import { openTestPglite } from '../support/databases.js';
@@ -59,7 +59,7 @@ describe('registered providers become their own adapters', () => {
       SSO_INTERPRETERS: 'acme=./test/fixtures/acme-interpreter/index.js',
       OIDC_ALLOW_INSECURE_HTTP: 'true',
     });
-    directory = new ProviderDirectory(registry, null, registeredProviderParts(config));
+    directory = new ProviderDirectory(registry, null, registeredProviderParts(config.sso));
     await directory.refresh();
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InterpreterLoadError, loadInterpreter } from '../../src/adapters/openid/interpreter-loader.js';
-import { registeredProviderParts } from '../../src/composition/registered-provider-parts.js';
+import { registeredProviderParts } from '../../src/adapters/openid/provider-parts.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { RegisteredProvider } from '../../src/domain/sso/provider-registration.js';
 import { providerSettings } from '../contract/provider-registry.contract.js';
@@ -30,7 +30,7 @@ describe('interpreter tables find only what was configured', () => {
       updatedAt: new Date(0),
       enabledSince: new Date(0),
     };
-    await expect(registeredProviderParts(config)(row)).rejects.toThrow(
+    await expect(registeredProviderParts(config.sso)(row)).rejects.toThrow(
       `provider "evil" names interpreter "${name}", which SSO_INTERPRETERS does not list`,
     );
   });

@@ -1,4 +1,5 @@
 import type { ValidatedTokenSet } from '../../domain/sso/openid-provider.port.js';
+import { BUILT_IN_INTERPRETER } from '../../domain/sso/provider-registration.js';
 import type {
   SsoIdentity,
   SsoInterpreterSettings,
@@ -34,7 +35,7 @@ export function createClaimsInterpreter(
   settings: Pick<SsoInterpreterSettings, 'usernameClaim' | 'groupClaim'>,
 ): SsoTokenInterpreter {
   return {
-    name: 'claims',
+    name: BUILT_IN_INTERPRETER,
     interpret(tokens: ValidatedTokenSet): SsoIdentity {
       const pick = (claim: string) =>
         readClaim(tokens.claims, claim) ?? (tokens.userinfo ? readClaim(tokens.userinfo, claim) : undefined);

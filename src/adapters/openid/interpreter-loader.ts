@@ -1,3 +1,4 @@
+import { BUILT_IN_INTERPRETER } from '../../domain/sso/provider-registration.js';
 import type {
   SsoInterpreterSettings,
   SsoTokenInterpreter,
@@ -11,7 +12,7 @@ import { createClaimsInterpreter } from './claims-interpreter.js';
  * `constructor` or `toString` must not find a member of Object.prototype and call it as a factory.
  */
 export const BUILT_IN_INTERPRETERS: ReadonlyMap<string, SsoTokenInterpreterFactory> = new Map([
-  ['claims', createClaimsInterpreter],
+  [BUILT_IN_INTERPRETER, createClaimsInterpreter],
 ]);
 
 export class InterpreterLoadError extends Error {

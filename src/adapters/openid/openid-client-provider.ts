@@ -1,17 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createPrivateKey, type JsonWebKey, webcrypto } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
 import {
   allowInsecureRequests,
   authorizationCodeGrant,
-  type ClientAuth,
-  ClientSecretBasic,
-  ClientSecretPost,
   type Configuration,
   type CustomFetch,
   clockTolerance,
   customFetch,
   discovery,
-  PrivateKeyJwt,
   tokenRevocation,
 } from 'openid-client';
 import type {
@@ -22,12 +18,12 @@ import type {
   ValidatedTokenSet,
 } from '../../domain/sso/openid-provider.port.js';
 import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm } from '../../domain/sso/provider-registration.js';
-import { boundedResponse } from './bounded-response.js';
+import { checkClientCredentials, clientAuthentication } from './client-authentication.js';
 import { foreignEndpoint, foreignEndpointMessage } from './endpoint-origins.js';
 import { JwtSignatureVerifier, type KeyUseObserver } from './jwt-signature-verifier.js';
 import { failedInTransit, ssoError, translate } from './openid-errors.js';
-
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+import { type OpenIdCallObservation, providerFetch } from './provider-fetch.js';
+import { type ClaimTimes, checkIdTokenClaims, logoutTokenClaims } from './token-claims.js';
 
 export interface OpenIdClientProviderOptions {
   /** Issuer identifier; the discovered metadata and every token's `iss` must equal it exactly. */
@@ -63,64 +59,15 @@ export interface OpenIdClientProviderOptions {
   keyObserver?: KeyUseObserver;
 }
 
-export interface OpenIdCallObservation {
-  endpoint: 'discovery' | 'token' | 'jwks' | 'revocation' | 'userinfo' | 'other';
-  outcome: 'ok' | 'client_error' | 'server_error' | 'timeout' | 'network_error';
-  durationS: number;
-}
-
-type Claims = Record<string, unknown>;
-
-const RSA_ALGS: Record<string, { name: string; hash: string }> = {
-  RS256: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-  RS384: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-384' },
-  RS512: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-512' },
-  PS256: { name: 'RSA-PSS', hash: 'SHA-256' },
-  PS384: { name: 'RSA-PSS', hash: 'SHA-384' },
-  PS512: { name: 'RSA-PSS', hash: 'SHA-512' },
-};
-
-function importAlgorithm(jwk: JsonWebKey): { name: string; hash?: string; namedCurve?: string } {
-  switch (jwk.kty) {
-    case 'RSA': {
-      const alg = RSA_ALGS[(jwk as { alg?: string }).alg ?? 'RS256'];
-      if (!alg) throw new Error('privateKeyJwk: unsupported RSA "alg"');
-      return alg;
-    }
-    case 'EC':
-      if (jwk.crv !== 'P-256' && jwk.crv !== 'P-384' && jwk.crv !== 'P-521') {
-        throw new Error('privateKeyJwk: unsupported EC curve');
-      }
-      return { name: 'ECDSA', namedCurve: jwk.crv };
-    case 'OKP':
-      if (jwk.crv !== 'Ed25519') throw new Error('privateKeyJwk: unsupported OKP curve');
-      return { name: 'Ed25519' };
-    default:
-      throw new Error('privateKeyJwk: unsupported key type');
-  }
-}
-
 /**
  * OpenidProvider over openid-client 6 (discovery, code grant, revocation) plus jose's JWS
  * verification against the provider's bounded JWKS (openid-client does not verify ID token
  * signatures from the token endpoint by default, and has no logout token validator).
  */
-/** Longest `sub` or `sid` kept: both are stored with each SSO session. */
-const IDENTIFIER_MAX_LENGTH = 255;
-
-function isBoundedIdentifier(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= IDENTIFIER_MAX_LENGTH;
-}
-
-/** An ID token's `typ`, when sent, says JWT: `logout+jwt`, `at+jwt` and the like are other tokens. */
-function isIdTokenType(typ: unknown): boolean {
-  return typeof typ === 'string' && ['jwt', 'application/jwt'].includes(typ.toLowerCase());
-}
-
 export class OpenIdClientProvider implements OpenIdProvider {
   readonly #options: OpenIdClientProviderOptions;
   readonly #toleranceS: number;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: CustomFetch;
   readonly #redirectUri = new AsyncLocalStorage<string>();
   readonly #verifier: JwtSignatureVerifier;
   #config: Configuration | undefined;
@@ -137,14 +84,7 @@ export class OpenIdClientProvider implements OpenIdProvider {
       throw new Error('OpenID issuer must use https (or allowInsecureHttp)');
     }
     if (!options.clientId) throw new Error('OpenID client id is empty');
-    if (options.clientAuth === 'private_key_jwt') {
-      if (!options.privateKeyJwk) throw new Error('private_key_jwt needs privateKeyJwk');
-      importAlgorithm(options.privateKeyJwk);
-      const key = createPrivateKey({ key: options.privateKeyJwk, format: 'jwk' });
-      if (key.type !== 'private') throw new Error('privateKeyJwk is not a private key');
-    } else if (!options.clientSecret) {
-      throw new Error(`${options.clientAuth} needs clientSecret`);
-    }
+    checkClientCredentials(options);
     if (!(options.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
     if (!ID_TOKEN_ALGORITHMS.includes(options.idTokenAlg)) {
       throw new Error(`idTokenAlg must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}`);
@@ -152,7 +92,10 @@ export class OpenIdClientProvider implements OpenIdProvider {
 
     this.#options = options;
     this.#toleranceS = options.clockToleranceS ?? 30;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#fetch = providerFetch(options, {
+      redirectUri: () => this.#redirectUri.getStore(),
+      metadata: () => this.#config?.serverMetadata(),
+    });
     this.#verifier = new JwtSignatureVerifier({
       algorithm: options.idTokenAlg,
       loadJwks: () => this.#loadJwks(),
@@ -193,23 +136,14 @@ export class OpenIdClientProvider implements OpenIdProvider {
         }),
       );
       // openid-client checked iss, aud (and azp), exp, iat presence and nonce; the signature and the
-      // iat bound are ours.
+      // rest are ours.
       const idToken = tokens.id_token;
       const validated = tokens.claims();
       if (!idToken || !validated) throw ssoError('SSO_INVALID', 'no ID token');
       // Straight from the token endpoint: an unknown kid always refetches the JWKS once.
       const { header } = await this.#verifier.verify(idToken, { fromProvider: true });
-      // Token confusion (RFC 8725 3.11): a logout token or an access token is not an ID token.
-      if (header.typ !== undefined && !isIdTokenType(header.typ)) throw ssoError('SSO_INVALID', 'header typ');
-      const claims: Claims = { ...validated };
-      this.#checkIssuedAt(claims.iat);
-      if (!isBoundedIdentifier(claims.sub)) throw ssoError('SSO_INVALID', 'claim sub');
-      if (claims.sid !== undefined && !isBoundedIdentifier(claims.sid))
-        throw ssoError('SSO_INVALID', 'claim sid');
-      // OpenID Connect Core 3.1.3.7 step 5: an azp, when present, names this client, whatever aud holds.
-      if (claims.azp !== undefined && claims.azp !== this.#options.clientId) {
-        throw ssoError('SSO_INVALID', 'claim azp');
-      }
+      const claims: Record<string, unknown> = { ...validated };
+      checkIdTokenClaims(header, claims, { ...this.#claimTimes(), clientId: this.#options.clientId });
       return {
         idToken,
         claims: Object.freeze(claims),
@@ -259,66 +193,19 @@ export class OpenIdClientProvider implements OpenIdProvider {
       const config = await this.#configuration();
       const issuer = config.serverMetadata().issuer;
       const { header, payload } = await this.#verifier.verify(logoutToken);
-      // Back-channel logout 1.0 section 2.4 / RFC 8725 section 3.11: explicit typing when sent.
-      if (header.typ !== undefined) {
-        const typ = typeof header.typ === 'string' ? header.typ.toLowerCase() : '';
-        if (typ !== 'logout+jwt' && typ !== 'application/logout+jwt')
-          throw ssoError('SSO_INVALID', 'header typ');
-      }
-      if (payload.iss !== issuer) throw ssoError('SSO_INVALID', 'claim iss');
-      const aud = payload.aud;
-      const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
-      if (!audiences.includes(this.#options.clientId)) throw ssoError('SSO_INVALID', 'claim aud');
-      const now = Math.floor(Date.now() / 1000);
-      const iat = payload.iat;
-      if (typeof iat !== 'number' || !Number.isFinite(iat)) throw ssoError('SSO_INVALID', 'claim iat');
-      if (iat > now + this.#toleranceS) throw ssoError('SSO_INVALID', 'claim iat in the future');
-      const maxAgeS = this.#options.logoutTokenMaxAgeS ?? 120;
-      if (now - iat > maxAgeS) throw ssoError('SSO_INVALID', 'claim iat too old');
-      // Back-Channel Logout 1.0 section 2.4: exp and jti are required; a token is accepted until
-      // exp, or sooner maxAgeS past its iat.
-      const exp = payload.exp;
-      if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= now - this.#toleranceS) {
-        throw ssoError('SSO_INVALID', 'claim exp');
-      }
-      if (!isBoundedIdentifier(payload.jti)) throw ssoError('SSO_INVALID', 'claim jti');
-      const acceptedUntilS = Math.min(exp + this.#toleranceS, iat + maxAgeS);
-      if (payload.nbf !== undefined) {
-        if (typeof payload.nbf !== 'number' || payload.nbf > now + this.#toleranceS) {
-          throw ssoError('SSO_INVALID', 'claim nbf');
-        }
-      }
-      const events = payload.events;
-      const event =
-        typeof events === 'object' && events !== null && !Array.isArray(events)
-          ? (events as Claims)[BACKCHANNEL_LOGOUT_EVENT]
-          : undefined;
-      if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-        throw ssoError('SSO_INVALID', 'claim events');
-      }
-      if (payload.nonce !== undefined) throw ssoError('SSO_INVALID', 'claim nonce must be absent');
-      const { sub, sid } = payload;
-      if (sub !== undefined && !isBoundedIdentifier(sub)) throw ssoError('SSO_INVALID', 'claim sub');
-      if (sid !== undefined && !isBoundedIdentifier(sid)) throw ssoError('SSO_INVALID', 'claim sid');
-      if (sub === undefined && sid === undefined)
-        throw ssoError('SSO_INVALID', 'claims sub and sid both missing');
-      return {
+      return logoutTokenClaims(header, payload, {
+        ...this.#claimTimes(),
         issuer,
-        ...(typeof sub === 'string' ? { subject: sub } : {}),
-        ...(typeof sid === 'string' ? { sid } : {}),
-        tokenId: payload.jti,
-        acceptedUntil: new Date(acceptedUntilS * 1000),
-      };
+        clientId: this.#options.clientId,
+        maxAgeS: this.#options.logoutTokenMaxAgeS ?? 120,
+      });
     } catch (error) {
       throw translate(error);
     }
   }
 
-  #checkIssuedAt(iat: unknown): void {
-    if (typeof iat !== 'number' || !Number.isFinite(iat)) throw ssoError('SSO_INVALID', 'claim iat');
-    if (iat > Math.floor(Date.now() / 1000) + this.#toleranceS) {
-      throw ssoError('SSO_INVALID', 'claim iat in the future');
-    }
+  #claimTimes(): ClaimTimes {
+    return { toleranceS: this.#toleranceS, nowS: Math.floor(Date.now() / 1000) };
   }
 
   /** Discovery on first use, cached once it succeeded; a failure is retried on the next call. */
@@ -342,9 +229,9 @@ export class OpenIdClientProvider implements OpenIdProvider {
       o.clientId,
       // openid-client checks the ID token's alg against this instead of the provider's metadata.
       { id_token_signed_response_alg: o.idTokenAlg, [clockTolerance]: this.#toleranceS },
-      await this.#clientAuth(),
+      await clientAuthentication(o),
       {
-        [customFetch]: this.#timedFetch,
+        [customFetch]: this.#fetch,
         timeout: o.timeoutMs / 1000,
         execute: o.allowInsecureHttp ? [allowInsecureRequests] : [],
       },
@@ -359,84 +246,6 @@ export class OpenIdClientProvider implements OpenIdProvider {
     return config;
   }
 
-  async #clientAuth(): Promise<ClientAuth> {
-    const o = this.#options;
-    switch (o.clientAuth) {
-      case 'client_secret_basic':
-        return ClientSecretBasic(o.clientSecret);
-      case 'client_secret_post':
-        return ClientSecretPost(o.clientSecret);
-      case 'private_key_jwt': {
-        const jwk = o.privateKeyJwk!;
-        const {
-          kid,
-          alg: _alg,
-          use: _use,
-          key_ops: _ops,
-          ...material
-        } = jwk as JsonWebKey & Record<string, unknown>;
-        const key = await webcrypto.subtle.importKey(
-          'jwk',
-          material as webcrypto.JsonWebKey,
-          importAlgorithm(jwk),
-          false,
-          ['sign'],
-        );
-        return PrivateKeyJwt(typeof kid === 'string' ? { key, kid } : key);
-      }
-    }
-  }
-
-  /** Every request to the provider ends after timeoutMs at the latest. */
-  readonly #timedFetch: CustomFetch = (url, options) => {
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const body = options.body;
-    // The exact redirect_uri of the authorization request (openid-client would send the callback
-    // URL without its query, normalised).
-    const redirectUri = this.#redirectUri.getStore();
-    if (redirectUri && body instanceof URLSearchParams && body.get('grant_type') === 'authorization_code') {
-      body.set('redirect_uri', redirectUri);
-    }
-    const started = performance.now();
-    // Read whole here, under the same time-out, and refused past 256 KB.
-    const request = this.#fetch(url, { ...options, signal } as RequestInit).then((response) =>
-      boundedResponse(response),
-    );
-    return this.#options.observer ? this.#observed(url, started, request) : request;
-  };
-
-  async #observed(url: string, started: number, request: Promise<Response>): Promise<Response> {
-    const report = (outcome: OpenIdCallObservation['outcome']) =>
-      this.#options.observer?.({
-        endpoint: this.#endpointOf(url),
-        outcome,
-        durationS: (performance.now() - started) / 1000,
-      });
-    try {
-      const response = await request;
-      report(response.status >= 500 ? 'server_error' : response.status >= 400 ? 'client_error' : 'ok');
-      return response;
-    } catch (error) {
-      report((error as { name?: unknown } | null)?.name === 'TimeoutError' ? 'timeout' : 'network_error');
-      throw error;
-    }
-  }
-
-  #endpointOf(url: string): OpenIdCallObservation['endpoint'] {
-    const bare = url.split('?', 1)[0]!;
-    if (bare.includes('/.well-known/')) return 'discovery';
-    const metadata = this.#config?.serverMetadata();
-    if (!metadata) return 'other';
-    const is = (endpoint: string | undefined) =>
-      endpoint !== undefined && (url === endpoint || bare === endpoint);
-    if (is(metadata.token_endpoint)) return 'token';
-    if (is(metadata.jwks_uri)) return 'jwks';
-    if (is(metadata.revocation_endpoint)) return 'revocation';
-    if (is(metadata.userinfo_endpoint)) return 'userinfo';
-    return 'other';
-  }
-
   async #loadJwks(): Promise<unknown> {
     const config = await this.#configuration();
     const jwksUri = config.serverMetadata().jwks_uri;
@@ -445,7 +254,7 @@ export class OpenIdClientProvider implements OpenIdProvider {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.#options.allowInsecureHttp)) {
       throw ssoError('SSO_UNREACHABLE', 'jwks_uri must use https');
     }
-    const response = await this.#timedFetch(url.href, {
+    const response = await this.#fetch(url.href, {
       method: 'GET',
       headers: { accept: 'application/json, application/jwk-set+json' },
       body: undefined,

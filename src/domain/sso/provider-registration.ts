@@ -11,8 +11,18 @@ export type IdTokenAlgorithm = (typeof ID_TOKEN_ALGORITHMS)[number];
 /** User levels single sign-on may ever admit: never the system administrator (16). */
 export const SSO_ASSIGNABLE_LEVELS = [0, 4, 8, 12] as const;
 
+export function isSsoAssignableLevel(level: number): boolean {
+  return (SSO_ASSIGNABLE_LEVELS as readonly number[]).includes(level);
+}
+
 /** The environment's provider (`OIDC_*`) is registered under this id; no registry entry may take it. */
 export const ENVIRONMENT_PROVIDER_ID = 'default';
+
+/**
+ * The interpreter shipped with Gatehouse (claims to username and groups, by claim names): the
+ * default of SSO_TOKEN_INTERPRETER and of `provider add`, a name no SSO_INTERPRETERS entry may take.
+ */
+export const BUILT_IN_INTERPRETER = 'claims';
 
 const PROVIDER_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const INTERPRETER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -31,7 +41,7 @@ export interface ProviderSettings {
   redirectUris: readonly string[];
   /** The tenants whose users this provider may log in. */
   tenants: readonly string[];
-  /** A name from SSO_INTERPRETERS, or the built-in `claims`. */
+  /** A name from SSO_INTERPRETERS, or the built-in `claims` (BUILT_IN_INTERPRETER). */
   interpreter: string;
   usernameClaim?: string;
   groupClaim?: string;
@@ -138,10 +148,10 @@ export function registrationFaults(settings: ProviderSettings, secrets: Provider
   if (settings.tenants.length === 0) fault('tenant', 'at least one is required');
   if (new Set(settings.tenants).size !== settings.tenants.length) fault('tenant', 'is given twice');
   if (!INTERPRETER_NAME.test(settings.interpreter))
-    fault('interpreter', 'must be a name from SSO_INTERPRETERS or "claims"');
+    fault('interpreter', `must be a name from SSO_INTERPRETERS or "${BUILT_IN_INTERPRETER}"`);
   if (settings.levels.length === 0) fault('levels', 'at least one user level is required');
   for (const level of settings.levels) {
-    if (!(SSO_ASSIGNABLE_LEVELS as readonly number[]).includes(level)) {
+    if (!isSsoAssignableLevel(level)) {
       fault(
         'levels',
         `${level} is not one of ${SSO_ASSIGNABLE_LEVELS.join(', ')} (system administrators never sign on through a customer's provider)`,

@@ -1,7 +1,7 @@
-import type { BackchannelLogout } from '../../../application/backchannel-logout.js';
 import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
-import type { SsoLogin } from '../../../application/sso-login.js';
-import type { SsoLogout } from '../../../application/sso-logout.js';
+import type { BackchannelLogout } from '../../../application/sso/backchannel-logout.js';
+import type { SsoLogin } from '../../../application/sso/sso-login.js';
+import type { SsoLogout } from '../../../application/sso/sso-logout.js';
 import { DomainError, isDomainError } from '../../../domain/shared/domain-error.js';
 import { clientInfo } from '../client-info.js';
 import { type CookieSettings, clearedSessionCookie, readCookies, sessionCookie } from '../cookies.js';

@@ -1,13 +1,13 @@
-import { auditEvent } from '../domain/audit/audit-event.js';
-import type { SessionRecord, SsoSessionData } from '../domain/session/session.js';
-import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
-import { type Clock, systemClock } from '../domain/shared/clock.port.js';
-import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
-import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
-import type { Store } from '../domain/store.port.js';
-import type { ClientInfo } from './login-result.js';
-import type { SessionEnding } from './session-ending.js';
-import type { SsoProviderParts, SsoProviders } from './sso/sso-providers.js';
+import { auditEvent } from '../../domain/audit/audit-event.js';
+import type { SessionRecord, SsoSessionData } from '../../domain/session/session.js';
+import { hashSessionToken, isWellFormedSessionToken } from '../../domain/session/session-token.js';
+import { type Clock, systemClock } from '../../domain/shared/clock.port.js';
+import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
+import { type TokenSealer, tokenBinding } from '../../domain/sso/token-sealer.port.js';
+import type { Store } from '../../domain/store.port.js';
+import type { ClientInfo } from '../login-result.js';
+import type { SessionEnding } from '../session-ending.js';
+import type { SsoProviderParts, SsoProviders } from './sso-providers.js';
 
 /**
  * `POST /api/v1/openid/logout/`: the local session ends first, whatever happens next; then the

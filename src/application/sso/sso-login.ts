@@ -1,19 +1,19 @@
-import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
-import type { AddressThrottle } from '../domain/login/address-throttle.js';
-import { type LoginDenialReason, LoginPolicy } from '../domain/login/login-policy.js';
-import { type Clock, systemClock } from '../domain/shared/clock.port.js';
-import { DomainError, isDomainError } from '../domain/shared/domain-error.js';
-import type { ValidatedTokenSet } from '../domain/sso/openid-provider.port.js';
-import { checkSsoIdentity } from '../domain/sso/sso-identity.js';
-import { interpretationRefusal } from '../domain/sso/sso-interpretation-error.js';
-import { type TokenSealer, tokenBinding } from '../domain/sso/token-sealer.port.js';
-import type { Store } from '../domain/store.port.js';
-import type { ProviderAccount, User } from '../domain/user/user.js';
-import type { LoginEvents } from './login-events.js';
-import type { ClientInfo, LoginResult } from './login-result.js';
-import type { SessionEnder, SessionEnding } from './session-ending.js';
-import type { SessionIssuer } from './session-issuer.js';
-import type { ServedProvider, SsoProviders } from './sso/sso-providers.js';
+import { auditAccount, auditEvent } from '../../domain/audit/audit-event.js';
+import type { AddressThrottle } from '../../domain/login/address-throttle.js';
+import { type LoginDenialReason, LoginPolicy } from '../../domain/login/login-policy.js';
+import { type Clock, systemClock } from '../../domain/shared/clock.port.js';
+import { DomainError, isDomainError } from '../../domain/shared/domain-error.js';
+import type { ValidatedTokenSet } from '../../domain/sso/openid-provider.port.js';
+import { checkSsoIdentity } from '../../domain/sso/sso-identity.js';
+import { interpretationRefusal } from '../../domain/sso/sso-interpretation-error.js';
+import { type TokenSealer, tokenBinding } from '../../domain/sso/token-sealer.port.js';
+import type { Store } from '../../domain/store.port.js';
+import type { ProviderAccount, User } from '../../domain/user/user.js';
+import type { LoginEvents } from '../login-events.js';
+import type { ClientInfo, LoginResult } from '../login-result.js';
+import type { SessionEnder, SessionEnding } from '../session-ending.js';
+import type { SessionIssuer } from '../session-issuer.js';
+import type { ServedProvider, SsoProviders } from './sso-providers.js';
 
 export interface SsoLoginInput {
   nonce: string;

@@ -1,9 +1,9 @@
-import type { AddressThrottle } from '../domain/login/address-throttle.js';
-import { type Clock, systemClock } from '../domain/shared/clock.port.js';
-import { DomainError } from '../domain/shared/domain-error.js';
-import type { SessionEnding } from './session-ending.js';
-import { logoutTokenOrigin } from './sso/logout-token-origin.js';
-import type { SsoProviders } from './sso/sso-providers.js';
+import type { AddressThrottle } from '../../domain/login/address-throttle.js';
+import { type Clock, systemClock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
+import type { SessionEnding } from '../session-ending.js';
+import { logoutTokenOrigin } from './logout-token-origin.js';
+import type { SsoProviders } from './sso-providers.js';
 
 /**
  * OpenID Connect Back-Channel Logout 1.0 receiver: a provider posts a signed logout token naming a
