@@ -12,10 +12,10 @@ import { type PeerView, peerView } from '../http/forwarded.js';
 import type { HttpApp } from '../http/http-app.js';
 import type { HttpCore, Matched } from '../http/http-core.js';
 import { normalizedUrl } from '../http/normalize-path.js';
-import type { Route } from '../http/route.js';
+import type { MatchedRoute } from '../http/route.js';
 
 /** A route that fails with `error` (a 4xx of Fastify's own is a malformed request). */
-function failing(error: unknown): Route {
+function failing(error: unknown): MatchedRoute {
   return {
     method: 'GET',
     path: '',
