@@ -41,7 +41,10 @@ export interface HttpCoreOptions {
   onClientAbort?: () => void;
 }
 
-/** What the transport found for a request: a route of the table, or none. */
+/**
+ * What the transport found for a request: a route of the table, a stand-in for a failure its
+ * framework met before routing (route.ts: MatchedRoute), or none.
+ */
 export type Matched = { route: MatchedRoute } | { route: null };
 
 /**
