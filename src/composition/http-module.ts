@@ -2,11 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { HttpCore } from '../adapters/http/http-core.js';
-import { buildOpenApiDocument } from '../adapters/http/openapi/document.js';
-import { OPERATIONS } from '../adapters/http/openapi/operations.js';
 import { forwardAuthRoutes } from '../adapters/http/routes/forward-auth-routes.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
-import { openApiRoutes } from '../adapters/http/routes/openapi-routes.js';
+import { withOpenApiDocument } from '../adapters/http/routes/openapi-routes.js';
 import { ownSessionRoutes } from '../adapters/http/routes/own-session-routes.js';
 import { sessionRoutes } from '../adapters/http/routes/session-routes.js';
 import { ssoRoutes } from '../adapters/http/routes/sso-routes.js';
@@ -68,33 +66,29 @@ export const httpModule = new ContainerModule(({ bind }) => {
           authenticator,
           cookieName: config.cookie.name,
           ...(metrics ? { onClientAbort: metrics.clientAborted } : {}),
-          routes: [
-            ...healthRoutes(store, sessionStore),
-            ...sessionRoutes({
-              passwordLogin,
-              logout,
-              changePassword,
-              authenticator,
-              cookie: config.cookie,
-            }),
-            ...forwardAuthRoutes(),
-            ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
-            ...ssoRoutes({
-              sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
-              available: () => !providers.isEmpty(),
-              cookie: config.cookie,
-              authenticator,
-            }),
-            ...openApiRoutes(
-              buildOpenApiDocument({
-                operations: OPERATIONS,
-                features: { metricsOnMainPort: metricsOnMainPort(config, metrics) },
-                cookieName: config.cookie.name,
-                version: serviceVersion(),
+          // The document is built from this table: a route served is a route documented.
+          routes: withOpenApiDocument(
+            [
+              ...healthRoutes(store, sessionStore),
+              ...sessionRoutes({
+                passwordLogin,
+                logout,
+                changePassword,
+                authenticator,
+                cookie: config.cookie,
               }),
-            ),
-            ...(metrics && metricsOnMainPort(config, metrics) ? metricsRoutes(metrics) : []),
-          ],
+              ...forwardAuthRoutes(),
+              ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
+              ...ssoRoutes({
+                sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
+                available: () => !providers.isEmpty(),
+                cookie: config.cookie,
+                authenticator,
+              }),
+              ...(metrics && metricsOnMainPort(config, metrics) ? metricsRoutes(metrics) : []),
+            ],
+            { cookieName: config.cookie.name, version: serviceVersion() },
+          ),
         }),
       [
         TOKENS.Config,

@@ -7,7 +7,14 @@ import type { HttpRequest } from './exchange.js';
 import { Reply } from './exchange.js';
 import { originRefusal } from './origin-check.js';
 import { problemBody, STATUS_BY_CODE } from './problem.js';
-import { allowedMethods, catchAllRoute, pathMatches, type Route } from './route.js';
+import {
+  allowedMethods,
+  catchAllRoute,
+  isGuarded,
+  type MatchedRoute,
+  pathMatches,
+  type Route,
+} from './route.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { checkSession } from './session-guard.js';
 
@@ -34,8 +41,11 @@ export interface HttpCoreOptions {
   onClientAbort?: () => void;
 }
 
-/** What the transport found for a request: a route of the table, or none. */
-export type Matched = { route: Route } | { route: null };
+/**
+ * What the transport found for a request: a route of the table, a stand-in for a failure its
+ * framework met before routing (route.ts: MatchedRoute), or none.
+ */
+export type Matched = { route: MatchedRoute } | { route: null };
 
 /**
  * Everything about an HTTP exchange that is not the framework's: the request id, the security
@@ -45,7 +55,7 @@ export type Matched = { route: Route } | { route: null };
  */
 export class HttpCore {
   private readonly trusted: ReadonlySet<string>;
-  private readonly table: ReadonlySet<Route>;
+  private readonly table: ReadonlySet<MatchedRoute>;
 
   constructor(private readonly options: HttpCoreOptions) {
     this.trusted = new Set(options.trustedOrigins);
@@ -102,7 +112,7 @@ export class HttpCore {
    * The route the framework's router found, if it holds under the one routing rule (route.ts). A
    * route outside the table stands for a failure the framework met before routing.
    */
-  private routed(matched: Matched, path: string): Route | null {
+  private routed(matched: Matched, path: string): MatchedRoute | null {
     const { route } = matched;
     if (!route || !this.table.has(route)) return route;
     return pathMatches(route.path, path) ? route : null;
@@ -122,7 +132,7 @@ export class HttpCore {
       }
       throw new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.');
     }
-    const session = route.session
+    const session = isGuarded(route.session)
       ? await checkSession(this.options.authenticator, request.header('cookie'), {
           cookieName: this.options.cookieName,
           allowExpiredCredentials: route.session === 'live-expired-allowed',

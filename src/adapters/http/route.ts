@@ -1,21 +1,92 @@
+import type { z } from 'zod';
 import type { AuthenticatedSession } from '../../application/session-authenticator.js';
+import type { ErrorCode } from '../../domain/shared/domain-error.js';
 import type { HttpRequest, Reply } from './exchange.js';
+import { readJsonBody } from './json-body.js';
 import type { OriginFacts } from './origin-check.js';
+import { parseBody } from './schemas.js';
 
 export type RouteMethod = 'GET' | 'POST' | 'DELETE';
 
 /**
- * One endpoint of the API, written once for every transport. A transport registers `path` with
- * its own router (`:name` parameters) and calls HttpCore.answer with the match.
+ * What a route needs of the session cookie, the one word set of HttpCore (which runs the session
+ * guard) and of the OpenAPI document (which states the security and the guard's error codes):
+ * - `live`: a live session with unexpired credentials (401 NOT_AUTHENTICATED, 403 PASSWORD_EXPIRED);
+ * - `live-expired-allowed`: a live session, expired credentials allowed (spec 5.4: password change);
+ * - `optional`: the cookie is read when sent (logins revoke it, logouts end it), never required;
+ * - `none`: the cookie is not read.
+ */
+export type SessionRule = 'live' | 'live-expired-allowed' | 'optional' | 'none';
+
+/** The rules under which HttpCore runs the session guard before the handler. */
+export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed'>;
+
+export function isGuarded(rule: SessionRule | undefined): rule is GuardedRule {
+  return rule === 'live' || rule === 'live-expired-allowed';
+}
+
+/** The session a handler gets: the guard's for a guarded rule, none otherwise. */
+export type SessionFor<Rule extends SessionRule> = Rule extends GuardedRule ? AuthenticatedSession : null;
+
+/** The body a route takes: the zod schema it is read with, which the document shows too. */
+export interface RequestBody<Schema extends z.ZodType = z.ZodType> {
+  schema: Schema;
+  /** JSON unless it says otherwise (back-channel logout: the provider posts a form). */
+  mediaType?: 'application/json' | 'application/x-www-form-urlencoded';
+  /** True when the body may be left out (no body reads as `{}`). */
+  optional?: boolean;
+}
+
+/** One answer of a route that is not a problem document (a success, and readiness's own 503). */
+export interface RouteResponse {
+  status: number;
+  description: string;
+  /** The body's schema; JSON unless `mediaType` says otherwise. None: no body (204). */
+  schema?: z.ZodType;
+  /** Headers of this answer besides the usual ones, each a string. */
+  headers?: Record<string, { description: string; required: boolean }>;
+  mediaType?: string;
+  /** `session`: sets a new session cookie; `cleared`: clears it. */
+  setCookie?: 'session' | 'cleared';
+  retryAfter?: boolean;
+}
+
+export interface RouteParameter {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+}
+
+/** What the OpenAPI document says of a route besides its method, path, session rule and body. */
+export interface RouteDocs {
+  operationId: string;
+  tag: 'session' | 'sso' | 'operations';
+  summary: string;
+  description?: string;
+  pathParameters?: RouteParameter[];
+  /** Optional query parameters, each a string schema. */
+  queryParameters?: RouteParameter[];
+  /** Answers that are not problem documents. */
+  responses: RouteResponse[];
+  /**
+   * Error codes this route itself raises. Those every route of its kind may answer are added by
+   * the document (`errorCodesOf`): body errors when it takes a body, ORIGIN_REJECTED when it
+   * changes state, the session guard's when its rule is guarded, INTERNAL_ERROR always.
+   */
+  errors: ErrorCode[];
+}
+
+/**
+ * One endpoint of the API, declared once for every transport and for the OpenAPI document:
+ * method, path, session rule, body, answers and error codes beside the handler. A transport
+ * registers `path` with its own router (`:name` parameters) and calls HttpCore.answer with the
+ * match; the document is built from the same table (routes/openapi-routes.ts).
  */
 export interface Route {
   method: RouteMethod;
   path: string;
-  /**
-   * The session the route needs: `live` (a live session with unexpired credentials: 401, 403
-   * PASSWORD_EXPIRED otherwise), `live-expired-allowed` (spec 5.4: the password change), or none.
-   */
-  session?: 'live' | 'live-expired-allowed';
+  session: SessionRule;
+  request?: RequestBody;
   /**
    * Forward auth (contract 4a), where a gateway asks with the original request's method (and, for
    * Envoy, its path after the route's): `'path'` also answers every other method at `path`,
@@ -28,13 +99,61 @@ export interface Route {
    * the request the gateway asks about.
    */
   originOf?(request: HttpRequest): OriginFacts;
+  openapi: RouteDocs;
   handle(request: HttpRequest, reply: Reply, session: AuthenticatedSession | null): Promise<void> | void;
 }
 
-/** A route that needs a session gets one: the guard ran before the handler. */
-export function sessionOf(session: AuthenticatedSession | null): AuthenticatedSession {
-  if (!session) throw new Error('a session route ran without its session');
-  return session;
+/**
+ * What a transport hands HttpCore: a route of the table, or a stand-in for a failure its framework
+ * met before routing (Fastify's malformed URL), whose handler throws. A stand-in declares nothing
+ * else: it is neither guarded nor documented.
+ */
+export type MatchedRoute = Pick<Route, 'method' | 'path' | 'handle'> & Partial<Route>;
+
+/** What a handler declared with `defineRoute` is given. */
+export interface RouteExchange<Rule extends SessionRule, Schema extends z.ZodType> {
+  request: HttpRequest;
+  reply: Reply;
+  session: SessionFor<Rule>;
+  /**
+   * The JSON body read and checked with the declared schema (415, 413, 400 INVALID_REQUEST), when
+   * the handler asks: some answer before reading it (SSO_NOT_CONFIGURED).
+   */
+  body(): Promise<z.output<Schema>>;
+}
+
+export interface RouteSpec<Rule extends SessionRule, Schema extends z.ZodType>
+  extends Omit<Route, 'session' | 'request' | 'handle'> {
+  session: Rule;
+  request?: RequestBody<Schema>;
+  handle(exchange: RouteExchange<Rule, Schema>): Promise<void> | void;
+}
+
+/**
+ * A route from its declaration (as better-auth's `createAuthEndpoint`): the handler gets the
+ * session its rule promises, typed, and reads its body with the schema the document shows.
+ */
+export function defineRoute<Rule extends SessionRule, Schema extends z.ZodType = z.ZodNever>(
+  spec: RouteSpec<Rule, Schema>,
+): Route {
+  const { handle, ...declaration } = spec;
+  const schema = spec.request?.schema;
+  return {
+    ...declaration,
+    handle: (request, reply, session) => {
+      if (isGuarded(spec.session) && !session) throw new Error('a session route ran without its session');
+      return handle({
+        request,
+        reply,
+        session: session as SessionFor<Rule>,
+        body: async () => {
+          if (!schema || spec.request?.mediaType === 'application/x-www-form-urlencoded')
+            throw new Error(`${spec.method} ${spec.path} declares no JSON body`);
+          return parseBody(schema, await readJsonBody(request)) as z.output<Schema>;
+        },
+      });
+    },
+  };
 }
 
 /**

@@ -2,23 +2,38 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { ErrorCode } from '../../../domain/shared/domain-error.js';
 import { STATUS_BY_CODE, TITLE_BY_CODE } from '../problem.js';
+import { isGuarded, type Route, type RouteResponse } from '../route.js';
 import { problemSchema } from '../schemas.js';
-import {
-  type DocumentFeatures,
-  errorCodesOf,
-  type OperationSpec,
-  type SuccessResponse,
-} from './operations.js';
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiDocumentOptions {
-  operations: readonly OperationSpec[];
-  features: DocumentFeatures;
+  /** The route table as served: every route is documented, and nothing else. */
+  routes: readonly Route[];
   /** The configured session cookie name (COOKIE_NAME). */
   cookieName: string;
   /** The service version (package.json). */
   version: string;
+}
+
+/** Every error code a route may answer, in a stable order: its own, then those its kind implies. */
+export function errorCodesOf(route: Route): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.openapi.errors);
+  if (route.request) {
+    codes.add('INVALID_REQUEST');
+    codes.add('PAYLOAD_TOO_LARGE');
+    codes.add('UNSUPPORTED_MEDIA_TYPE');
+  }
+  if (route.method !== 'GET') codes.add('ORIGIN_REJECTED');
+  if (isGuarded(route.session)) codes.add('NOT_AUTHENTICATED');
+  if (route.session === 'live') codes.add('PASSWORD_EXPIRED');
+  codes.add('INTERNAL_ERROR');
+  return [...codes];
+}
+
+/** The path as OpenAPI writes it: the router's `:name` parameters as `{name}`. */
+export function openApiPath(routePath: string): string {
+  return routePath.replace(/:(\w+)/g, '{$1}');
 }
 
 const COMPONENT_REF = '#/components/schemas/';
@@ -104,7 +119,7 @@ function headerComponents(cookieName: string): Json {
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-function successResponse(response: SuccessResponse, components: SchemaComponents): Json {
+function successResponse(response: RouteResponse, components: SchemaComponents): Json {
   const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
   if (response.setCookie === 'session') headers['Set-Cookie'] = headerRef('SetSessionCookie');
   if (response.setCookie === 'cleared') headers['Set-Cookie'] = headerRef('ClearSessionCookie');
@@ -161,10 +176,10 @@ function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
   return responses;
 }
 
-function security(operation: OperationSpec): Json[] {
-  switch (operation.session) {
-    case 'required':
-    case 'required-allow-expired':
+function security(route: Route): Json[] {
+  switch (route.session) {
+    case 'live':
+    case 'live-expired-allowed':
       return [{ [SECURITY_SCHEME]: [] }];
     case 'optional':
       return [{}, { [SECURITY_SCHEME]: [] }];
@@ -173,32 +188,33 @@ function security(operation: OperationSpec): Json[] {
   }
 }
 
-function operationObject(operation: OperationSpec, components: SchemaComponents): Json {
+function operationObject(route: Route, components: SchemaComponents): Json {
+  const docs = route.openapi;
   const responses: Json = {};
-  for (const response of operation.responses) {
+  for (const response of docs.responses) {
     responses[String(response.status)] = successResponse(response, components);
   }
-  for (const [status, response] of Object.entries(problemResponses(errorCodesOf(operation)))) {
-    if (responses[status]) throw new Error(`OpenAPI: ${operation.operationId} documents ${status} twice`);
+  for (const [status, response] of Object.entries(problemResponses(errorCodesOf(route)))) {
+    if (responses[status]) throw new Error(`OpenAPI: ${docs.operationId} documents ${status} twice`);
     responses[status] = response;
   }
   return {
-    operationId: operation.operationId,
-    tags: [operation.tag],
-    summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
-    security: security(operation),
-    ...(operation.pathParameters || operation.queryParameters
+    operationId: docs.operationId,
+    tags: [docs.tag],
+    summary: docs.summary,
+    ...(docs.description ? { description: docs.description } : {}),
+    security: security(route),
+    ...(docs.pathParameters || docs.queryParameters
       ? {
           parameters: [
-            ...(operation.pathParameters ?? []).map((parameter) => ({
+            ...(docs.pathParameters ?? []).map((parameter) => ({
               name: parameter.name,
               in: 'path',
               required: true,
               description: parameter.description,
               schema: components.convert(parameter.schema, 'input'),
             })),
-            ...(operation.queryParameters ?? []).map((parameter) => ({
+            ...(docs.queryParameters ?? []).map((parameter) => ({
               name: parameter.name,
               in: 'query',
               required: false,
@@ -208,13 +224,13 @@ function operationObject(operation: OperationSpec, components: SchemaComponents)
           ],
         }
       : {}),
-    ...(operation.request
+    ...(route.request
       ? {
           requestBody: {
-            required: !operation.request.optional,
+            required: !route.request.optional,
             content: {
-              [operation.request.mediaType ?? 'application/json']: {
-                schema: components.convert(operation.request.schema, 'input'),
+              [route.request.mediaType ?? 'application/json']: {
+                schema: components.convert(route.request.schema, 'input'),
               },
             },
           },
@@ -225,19 +241,20 @@ function operationObject(operation: OperationSpec, components: SchemaComponents)
 }
 
 /**
- * The OpenAPI 3.1 document of the service, built once at start-up from the route registry
- * (./operations.ts) and the zod schemas the routes themselves use.
+ * The OpenAPI 3.1 document of the service, built once at start-up from the route table itself:
+ * each route's method, path, session rule, body and OpenAPI text, and the zod schemas it uses.
  */
 export function buildOpenApiDocument(options: OpenApiDocumentOptions): Json {
   const components = new SchemaComponents();
   components.convert(problemSchema, 'output');
   const paths: Record<string, Json> = {};
-  for (const operation of options.operations) {
-    if (operation.when && !operation.when(options.features)) continue;
-    const item = paths[operation.path] ?? {};
-    paths[operation.path] = item;
-    if (item[operation.method]) throw new Error(`OpenAPI: ${operation.method} ${operation.path} twice`);
-    item[operation.method] = operationObject(operation, components);
+  for (const route of options.routes) {
+    const path = openApiPath(route.path);
+    const method = route.method.toLowerCase();
+    const item = paths[path] ?? {};
+    paths[path] = item;
+    if (item[method]) throw new Error(`OpenAPI: ${route.method} ${route.path} twice`);
+    item[method] = operationObject(route, components);
   }
   return {
     openapi: '3.1.1',

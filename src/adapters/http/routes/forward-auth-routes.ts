@@ -2,7 +2,7 @@ import type { AuthenticatedSession } from '../../../application/session-authenti
 import { CHECK_PATH, IDENTITY_HEADERS } from '../../../client/wire.js';
 import type { HttpRequest, Reply } from '../exchange.js';
 import type { OriginFacts } from '../origin-check.js';
-import { type Route, sessionOf } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
 
 /**
  * Where Envoy's `ext_authz` asks: its `path_prefix` (`/api/v1/session/check/envoy`) with the
@@ -54,20 +54,52 @@ function askedAbout(check: HttpRequest, method: string): OriginFacts {
  * OPTIONS or any other request without a session.
  */
 export function forwardAuthRoutes(): Route[] {
+  // What a gateway reads from a live session's answer (the document's words for identityHeaders).
+  const identityHeaderDocs = {
+    'Gatehouse-User-Id': { description: 'The user id.', required: true },
+    'Gatehouse-Username': {
+      description: 'The username, percent-encoded (RFC 3986) where it is not printable ASCII.',
+      required: true,
+    },
+    'Gatehouse-User-Level': { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
+    'Gatehouse-Tenant-Id': { description: 'The tenant id, when the user has one.', required: false },
+    'Gatehouse-Group-Id': { description: 'The group id, when the user has one.', required: false },
+  };
   return [
-    {
+    defineRoute({
       method: 'GET',
       path: CHECK_PATH,
       session: 'live',
       catchAll: 'path',
       // nginx sets X-Forwarded-Method in its configuration; Caddy and Traefik set it themselves.
       originOf: (request) => askedAbout(request, request.header('x-forwarded-method') || request.method),
-      handle: (_request, reply, session) => {
-        reply.status = 204;
-        identityHeaders(reply, sessionOf(session));
+      openapi: {
+        operationId: 'checkSession',
+        tag: 'session',
+        summary: 'Forward auth: is there a live session?',
+        description:
+          'For gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik `forwardAuth`): reads the ' +
+          'Cookie header, follows the same time-outs and last-seen rules as `GET /api/v1/session/`, ' +
+          "never sets or clears a cookie. The original request's method (`X-Forwarded-Method`), " +
+          '`Origin` and `Sec-Fetch-Site` are judged as the service judges its own routes: an unsafe ' +
+          'method from a foreign origin is 403 `ORIGIN_REJECTED`. Every other method is answered the ' +
+          'same way, never 2xx without a session. A gateway passes the identity headers on to the ' +
+          'application and must strip any the client sent (docs/gateways.md).',
+        responses: [
+          {
+            status: 204,
+            description: 'A live session: who it belongs to, in headers.',
+            headers: identityHeaderDocs,
+          },
+        ],
+        errors: ['SERVICE_UNAVAILABLE', 'ORIGIN_REJECTED'],
       },
-    },
-    {
+      handle: ({ reply, session }) => {
+        reply.status = 204;
+        identityHeaders(reply, session);
+      },
+    }),
+    defineRoute({
       method: 'GET',
       path: ENVOY_CHECK_PATH,
       session: 'live',
@@ -75,12 +107,29 @@ export function forwardAuthRoutes(): Route[] {
       // Envoy sends the check in the original method: that is the method asked about, whatever
       // header a client added.
       originOf: (request) => askedAbout(request, request.method),
-      handle: (_request, reply, session) => {
+      openapi: {
+        operationId: 'checkSessionForEnvoy',
+        tag: 'session',
+        summary: 'Forward auth for Envoy `ext_authz`',
+        description:
+          'The same check, where Envoy asks: `path_prefix` `/api/v1/session/check/envoy`, the original ' +
+          'path after it, in the original method (every method and every path under this one). 200 ' +
+          'with an empty body, the only answer `ext_authz` admits.',
+        responses: [
+          {
+            status: 200,
+            description: 'A live session: who it belongs to, in headers.',
+            headers: identityHeaderDocs,
+          },
+        ],
+        errors: ['SERVICE_UNAVAILABLE', 'ORIGIN_REJECTED'],
+      },
+      handle: ({ reply, session }) => {
         // Envoy's ext_authz admits 200 only; the body stays empty (contract 4a).
         reply.status = 200;
-        identityHeaders(reply, sessionOf(session));
+        identityHeaders(reply, session);
         reply.text('text/plain; charset=utf-8', '');
       },
-    },
+    }),
   ];
 }

@@ -1,5 +1,6 @@
 import type { Store } from '../../../domain/store.port.js';
-import type { Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import { healthResponseSchema, readinessResponseSchema } from '../schemas.js';
 
 /**
  * How long readiness waits for the stores before it answers "unavailable". A probe gives up after
@@ -30,16 +31,45 @@ export function healthRoutes(
   sessionStore: 'sql' | 'memory' | 'redis' | 'redis-cluster' | 'module' = 'sql',
 ): Route[] {
   return [
-    { method: 'GET', path: '/healthz', handle: (_request, reply) => reply.json({ status: 'ok' }) },
-    {
+    defineRoute({
+      method: 'GET',
+      path: '/healthz',
+      session: 'none',
+      openapi: {
+        operationId: 'liveness',
+        tag: 'operations',
+        summary: 'Liveness',
+        responses: [{ status: 200, description: 'The process answers.', schema: healthResponseSchema }],
+        errors: [],
+      },
+      handle: ({ reply }) => reply.json({ status: 'ok' }),
+    }),
+    defineRoute({
       method: 'GET',
       path: '/readyz',
-      handle: async (_request, reply) => {
+      session: 'none',
+      openapi: {
+        operationId: 'readiness',
+        tag: 'operations',
+        summary: 'Readiness',
+        description: 'Ready when the store answers and every migration is applied.',
+        responses: [
+          { status: 200, description: 'Ready.', schema: readinessResponseSchema },
+          {
+            status: 503,
+            description: 'Not ready (store unreachable or migrations pending).',
+            schema: readinessResponseSchema,
+            retryAfter: true,
+          },
+        ],
+        errors: [],
+      },
+      handle: async ({ reply }) => {
         const ready = await readyInTime(store);
         reply.status = ready ? 200 : 503;
         if (!ready) reply.header('Retry-After', '5');
         reply.json({ status: ready ? 'ready' : 'unavailable', session_store: sessionStore });
       },
-    },
+    }),
   ];
 }

@@ -12,15 +12,14 @@ import {
   readCookies,
   sessionCookie,
 } from '../cookies.js';
-import { readJsonBody } from '../json-body.js';
-import { type Route, sessionOf } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
 import {
   emptyRequestSchema,
+  emptyResponseSchema,
   loginRequestSchema,
   loginResponseSchema,
-  parseBody,
   passwordChangeRequestSchema,
-  type sessionViewSchema,
+  sessionViewSchema,
 } from '../schemas.js';
 
 export interface SessionRouteDeps {
@@ -35,14 +34,29 @@ export interface SessionRouteDeps {
 export function sessionRoutes(deps: SessionRouteDeps): Route[] {
   const cookieName = deps.cookie.name;
   return [
-    {
+    defineRoute({
       method: 'POST',
       path: '/api/v1/login/',
-      handle: async (request, reply) => {
-        const body = parseBody(loginRequestSchema, await readJsonBody(request));
+      // A session cookie sent along is read: the login revokes it (fixation defence).
+      session: 'optional',
+      request: { schema: loginRequestSchema },
+      openapi: {
+        operationId: 'login',
+        tag: 'session',
+        summary: 'Log in with username and password',
+        description:
+          'Creates a session and sets its cookie. A session cookie sent with the request is revoked ' +
+          '(fixation defence). Unknown user, wrong password and disabled account give the same answer.',
+        responses: [
+          { status: 200, description: 'Logged in.', schema: loginResponseSchema, setCookie: 'session' },
+        ],
+        errors: ['AUTHENTICATION_FAILED', 'TOO_MANY_ATTEMPTS', 'SERVICE_UNAVAILABLE'],
+      },
+      handle: async ({ request, reply, body }) => {
+        const { username, password } = await body();
         const result = await deps.passwordLogin.execute({
-          username: body.username,
-          password: body.password,
+          username,
+          password,
           presentedTokens: readCookies(request.header('cookie'), cookieName),
           deviceProofs: readCookies(request.header('cookie'), deviceCookieName(deps.cookie)),
           client: clientInfo(request),
@@ -51,44 +65,82 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
         reply.cookie(deviceCookie(deps.cookie, result.device.proof, result.device.lifetimeS));
         reply.json(loginResponseSchema.parse({ ids: result.ids, profile: result.profile }));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'POST',
       path: '/api/v1/logout/',
-      handle: async (request, reply) => {
-        parseBody(emptyRequestSchema, await readJsonBody(request));
+      session: 'optional',
+      request: { schema: emptyRequestSchema, optional: true },
+      openapi: {
+        operationId: 'logout',
+        tag: 'session',
+        summary: 'End the current session',
+        description: 'Deletes the session server-side (any kind) and clears the cookie. Idempotent.',
+        responses: [
+          { status: 200, description: 'Logged out.', schema: emptyResponseSchema, setCookie: 'cleared' },
+        ],
+        errors: ['SERVICE_UNAVAILABLE'],
+      },
+      handle: async ({ request, reply, body }) => {
+        await body();
         // With several session cookies, the one live session is ended (none when several are live).
         const token = await deps.authenticator.liveToken(readCookies(request.header('cookie'), cookieName));
         await deps.logout.execute(token, clientInfo(request));
         reply.cookie(clearedSessionCookie(deps.cookie));
         reply.json({});
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'GET',
       path: '/api/v1/session/',
       session: 'live',
-      handle: (_request, reply, session) => {
+      openapi: {
+        operationId: 'getSession',
+        tag: 'session',
+        summary: 'The current session',
+        description: 'The ids and profile of the logged-in user (no `phoneNumber`: login answers only).',
+        responses: [{ status: 200, description: 'The current session.', schema: sessionViewSchema }],
+        errors: ['SERVICE_UNAVAILABLE'],
+      },
+      handle: ({ reply, session }) => {
         // The hot path answers without a parse: view() builds exactly this shape, which the compiler
         // checks here and the conformance tests check against the OpenAPI document.
-        const body: z.output<typeof sessionViewSchema> = deps.authenticator.view(sessionOf(session));
-        reply.json(body);
+        const view: z.output<typeof sessionViewSchema> = deps.authenticator.view(session);
+        reply.json(view);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'POST',
       path: '/api/v1/password/',
       session: 'live-expired-allowed',
-      handle: async (request, reply, session) => {
-        const body = parseBody(passwordChangeRequestSchema, await readJsonBody(request));
-        const result = await deps.changePassword.execute(sessionOf(session), {
-          oldPassword: body.old_password,
-          newPassword: body.new_password,
+      request: { schema: passwordChangeRequestSchema },
+      openapi: {
+        operationId: 'changePassword',
+        tag: 'session',
+        summary: 'Change the password',
+        description:
+          'Allowed on a session whose credentials expired. On success the expiry is cleared, the ' +
+          "user's other sessions end and this one gets a new id (a new cookie).",
+        responses: [
+          {
+            status: 200,
+            description: 'Password changed.',
+            schema: loginResponseSchema,
+            setCookie: 'session',
+          },
+        ],
+        errors: ['PASSWORD_POLICY', 'CURRENT_PASSWORD_MISMATCH', 'TOO_MANY_ATTEMPTS', 'SERVICE_UNAVAILABLE'],
+      },
+      handle: async ({ request, reply, session, body }) => {
+        const { old_password, new_password } = await body();
+        const result = await deps.changePassword.execute(session, {
+          oldPassword: old_password,
+          newPassword: new_password,
           client: clientInfo(request),
         });
         reply.cookie(sessionCookie(deps.cookie, result.token, result.lifetimeS));
         reply.json(loginResponseSchema.parse({ ids: result.ids, profile: result.profile }));
       },
-    },
+    }),
   ];
 }

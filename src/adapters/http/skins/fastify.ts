@@ -25,7 +25,7 @@ import { guardRefusal } from '../guard-problem.js';
 import type { HttpApp } from '../http-app.js';
 import type { HttpCore, Matched } from '../http-core.js';
 import { normalizedUrl } from '../normalize-path.js';
-import type { Route } from '../route.js';
+import type { MatchedRoute } from '../route.js';
 import { embeddedGuard, type GatehouseSessionOptions } from '../session-guard.js';
 
 export type { GatehouseUser } from '../../../client/gatehouse-user.js';
@@ -42,7 +42,7 @@ declare module 'fastify' {
 const FASTIFY_VERSIONS = '5.x';
 
 /** A route that fails with `error` (a 4xx of Fastify's own is a malformed request). */
-function failing(error: unknown): Route {
+function failing(error: unknown): MatchedRoute {
   return {
     method: 'GET',
     path: '',
