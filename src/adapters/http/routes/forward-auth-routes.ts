@@ -56,14 +56,14 @@ function askedAbout(check: HttpRequest, method: string): OriginFacts {
 export function forwardAuthRoutes(): Route[] {
   // What a gateway reads from a live session's answer (the document's words for identityHeaders).
   const identityHeaderDocs = {
-    'Gatehouse-User-Id': { description: 'The user id.', required: true },
-    'Gatehouse-Username': {
+    [IDENTITY_HEADERS.userId]: { description: 'The user id.', required: true },
+    [IDENTITY_HEADERS.username]: {
       description: 'The username, percent-encoded (RFC 3986) where it is not printable ASCII.',
       required: true,
     },
-    'Gatehouse-User-Level': { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
-    'Gatehouse-Tenant-Id': { description: 'The tenant id, when the user has one.', required: false },
-    'Gatehouse-Group-Id': { description: 'The group id, when the user has one.', required: false },
+    [IDENTITY_HEADERS.userLevel]: { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
+    [IDENTITY_HEADERS.tenantId]: { description: 'The tenant id, when the user has one.', required: false },
+    [IDENTITY_HEADERS.groupId]: { description: 'The group id, when the user has one.', required: false },
   };
   return [
     defineRoute({
