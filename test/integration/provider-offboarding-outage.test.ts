@@ -11,11 +11,11 @@ import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-s
 import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
 import { openRedis } from '../../src/adapters/redis/redis-start.js';
-import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
+import { SplitStore } from '../../src/adapters/stores/split-store.js';
 import { AdminProviders } from '../../src/application/admin/admin-providers.js';
 import { silentLoginEvents } from '../../src/application/login-events.js';
 import { SessionEnding } from '../../src/application/session-ending.js';

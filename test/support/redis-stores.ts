@@ -9,11 +9,11 @@ import {
   type RedisSessionSettings,
 } from '../../src/adapters/redis/redis-session-repository.js';
 import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
-import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
-import type { Store } from '../../src/domain/store.port.js';
+import { SplitStore } from '../../src/adapters/stores/split-store.js';
+import type { EndingStore } from '../../src/domain/store.port.js';
 import { testMigrations, truncateAll } from './databases.js';
 
 /** A fresh store per call: the database emptied, the next key prefix (`<base><n>:`). */
@@ -23,7 +23,7 @@ export function freshRedisSplitStores(
   base: string,
   settings: Omit<RedisSessionSettings, 'keyPrefix'> = {},
 ): {
-  fresh: () => Promise<Store>;
+  fresh: () => Promise<EndingStore>;
   prefix: () => string;
   /** The session store alone (no database), under the next key prefix: for the testing kit. */
   freshSessions: () => Promise<{ sessions: RedisSessionRepository }>;
@@ -32,7 +32,7 @@ export function freshRedisSplitStores(
 } {
   let run = 0;
   const prefix = () => `${base}${run}:`;
-  const fresh = async (): Promise<Store> => {
+  const fresh = async (): Promise<EndingStore> => {
     await truncateAll(sql());
     run += 1;
     const keyPrefix = prefix();

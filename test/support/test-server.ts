@@ -3,8 +3,10 @@ import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { TOKENS } from '../../src/composition/tokens.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
+import type { EndingStore } from '../../src/domain/store.port.js';
 import {
   EMPTY_ATTRIBUTES,
   type User,
@@ -32,6 +34,12 @@ export const TEST_ENV: Record<string, string> = {
 export interface TestServer {
   url: string;
   gatehouse: Gatehouse;
+  /**
+   * The store behind the service as its adapters built it, sessions' deletes included: for tests
+   * that end a session behind the service's back (another instance's logout, a concurrent
+   * revocation). The service's own code ends sessions through `SessionEnding` only.
+   */
+  store: EndingStore;
   /** The database client the service runs on, for tests that read or break the database itself. */
   sql: SqlClient;
   config: Config;
@@ -123,6 +131,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   return {
     url: running.url,
     gatehouse,
+    store: gatehouse.container.get(TOKENS.Store),
     sql: sqlClient,
     config,
     clock,

@@ -1,4 +1,4 @@
-import type { SessionSide } from '../../domain/session-side.port.js';
+import type { SessionSide } from '../../domain/session/session-side.port.js';
 import type { RedisClient } from './redis-connection.js';
 import { RedisSessionRepository, type RedisSessionSettings } from './redis-session-repository.js';
 import { RedisThrottleStore } from './redis-throttle-store.js';
