@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedReplicasIn } from '../../src/adapters/redis/redis-replication.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 import { newSession } from '../contract/session-lookup.contract.js';
@@ -60,7 +60,7 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   });
 
   const repository = (redis: Redis, keyPrefix: string) =>
-    new RedisSessionRepository(redis, { keyPrefix, replicaAcks: ACKS });
+    new RedisSessionStore(redis, { keyPrefix, replicaAcks: ACKS });
 
   it('deletes at once when the replica acknowledges', async () => {
     const sessions = repository(client, 'acked:');
@@ -107,7 +107,7 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   });
 
   it('a repository told to wait for no replica deletes without a WAIT', async () => {
-    const sessions = new RedisSessionRepository(client, {
+    const sessions = new RedisSessionStore(client, {
       keyPrefix: 'none-asked:',
       replicaAcks: { replicas: 0, timeoutMs: 200 },
     });

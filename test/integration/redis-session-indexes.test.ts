@@ -4,7 +4,7 @@
  * dropped, and `evictBeyond` ends the oldest sessions beyond the limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { newSession } from '../contract/session-lookup.contract.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
@@ -40,7 +40,7 @@ describe('Redis session indexes after revocations [redis]', () => {
     const keyPrefix = `ix${run}:`;
     return {
       keyPrefix,
-      sessions: new RedisSessionRepository(redis.client, { keyPrefix }),
+      sessions: new RedisSessionStore(redis.client, { keyPrefix }),
     };
   }
   const keys = async (prefix: string) => (await redis.client.keys(`${prefix}*`)).sort();

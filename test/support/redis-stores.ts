@@ -5,9 +5,9 @@
  */
 import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import {
-  RedisSessionRepository,
   type RedisSessionSettings,
-} from '../../src/adapters/redis/redis-session-repository.js';
+  RedisSessionStore,
+} from '../../src/adapters/redis/redis-session-store.js';
 import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
@@ -26,7 +26,7 @@ export function freshRedisSplitStores(
   fresh: () => Promise<EndingStore>;
   prefix: () => string;
   /** The session store alone (no database), under the next key prefix: for the testing kit. */
-  freshSessions: () => Promise<{ sessions: RedisSessionRepository }>;
+  freshSessions: () => Promise<{ sessions: RedisSessionStore }>;
   /** The throttle store alone, under the next key prefix. */
   freshThrottle: () => Promise<{ throttle: RedisThrottleStore }>;
 } {
@@ -39,7 +39,7 @@ export function freshRedisSplitStores(
     const store = new SplitStore(
       new SqlStore(sql(), testMigrations()),
       {
-        sessions: new RedisSessionRepository(client(), { ...settings, keyPrefix }),
+        sessions: new RedisSessionStore(client(), { ...settings, keyPrefix }),
         throttle: new RedisThrottleStore(client(), keyPrefix),
         isReady: async () => true,
         close: async () => undefined,
@@ -55,7 +55,7 @@ export function freshRedisSplitStores(
     return prefix();
   };
   const freshSessions = async () => ({
-    sessions: new RedisSessionRepository(client(), { ...settings, keyPrefix: nextPrefix() }),
+    sessions: new RedisSessionStore(client(), { ...settings, keyPrefix: nextPrefix() }),
   });
   const freshThrottle = async () => ({ throttle: new RedisThrottleStore(client(), nextPrefix()) });
   return { fresh, prefix, freshSessions, freshThrottle };
