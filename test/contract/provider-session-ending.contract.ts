@@ -5,8 +5,7 @@ import { type StoredSession, sessionKeepUntil } from '../../src/domain/session/s
 import { systemClock } from '../../src/domain/shared/clock.port.js';
 import type { EndingStore } from '../../src/domain/store.port.js';
 import type { User } from '../../src/domain/user/user.js';
-import { contractSsoData } from '../../src/testing/stores.js';
-import { newSession } from './session-lookup.contract.js';
+import { contractSession, contractSsoData } from '../../src/testing/stores.js';
 import { newUser, T0 } from './user-repository.contract.js';
 
 /**
@@ -43,7 +42,7 @@ export function providerSessionEndingContract(open: () => Promise<EndingStore>):
     }
 
     async function sessionOf(user: User, provider: string | null): Promise<StoredSession> {
-      const session = newSession(user.userId, {
+      const session = contractSession(user.userId, {
         createdAt: new Date(),
         lastSeenAt: new Date(),
         expiresAt: new Date(Date.now() + 3_600_000),
