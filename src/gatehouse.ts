@@ -14,7 +14,7 @@ import { openServiceContainer } from './composition/service-container.js';
 import { TOKENS } from './composition/tokens.js';
 import type { Config } from './config/config.js';
 import type { PasswordHasher } from './domain/password/password-hasher.port.js';
-import type { SessionSide } from './domain/session-side.port.js';
+import type { SessionSide } from './domain/session/session-side.port.js';
 import type { Clock } from './domain/shared/clock.port.js';
 import type { Random } from './domain/shared/random.port.js';
 import type { Store } from './domain/store.port.js';

@@ -11,7 +11,7 @@ export type { GatehouseUser } from './client/gatehouse-user.js';
 export { type Config, ConfigError, loadConfig } from './config/config.js';
 export type { Ids } from './domain/profile/ids.js';
 export type { Profile } from './domain/profile/profile.js';
-export type { SessionSide } from './domain/session-side.port.js';
+export type { SessionSide } from './domain/session/session-side.port.js';
 export { DomainError, type ErrorCode } from './domain/shared/domain-error.js';
 export type { ValidatedTokenSet } from './domain/sso/openid-provider.port.js';
 export { SsoInterpretationError } from './domain/sso/sso-interpretation-error.js';

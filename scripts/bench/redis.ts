@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import { type StoredSession, sessionKeepUntil } from '../../src/domain/session/session.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { startTestCluster, type TestCluster } from '../../test/support/redis-cluster.js';
@@ -124,7 +124,7 @@ export async function redisMemoryPerSession(redis: BenchRedis, count: number): P
   const ports = await redis.masterPorts();
   const client = await redis.connect();
   try {
-    const repository = new RedisSessionRepository(client, {
+    const repository = new RedisSessionStore(client, {
       keyPrefix: BENCH_PREFIX,
       ...(redis.cluster ? { replicaAcks: { replicas: 1, timeoutMs: 1000 } } : {}),
     });

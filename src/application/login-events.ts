@@ -1,5 +1,5 @@
 import type { LoginDenialReason } from '../domain/login/login-policy.js';
-import type { SessionEndReason } from './session-ending.js';
+import type { SessionEndReason } from '../domain/session/session-end.js';
 
 /**
  * What the use cases report as they go: the logging adapter writes them as structured lines; the

@@ -1,69 +1,17 @@
-import { type AuditActor, type AuditEventName, auditEvent } from '../domain/audit/audit-event.js';
+import { type AuditActor, auditEvent } from '../domain/audit/audit-event.js';
 import type { LoginMethod, SessionRecord, SsoOrigin, StoredSession } from '../domain/session/session.js';
+import {
+  SESSION_END_AUDIT,
+  type SessionEndReason,
+  UNCOUNTED_END_REASONS,
+} from '../domain/session/session-end.js';
 import type { Clock } from '../domain/shared/clock.port.js';
-import type { Repositories, Store } from '../domain/store.port.js';
+import type { EndingRepositories, EndingStore } from '../domain/store.port.js';
 import type { User } from '../domain/user/user.js';
 import type { LoginEvents } from './login-events.js';
 
-/**
- * Why sessions end: the `reason` label of `gatehouse_sessions_ended_total` and of the
- * `session_ended` log line. A fixed list, so a label never carries free text.
- */
-export const SESSION_END_REASONS = [
-  'logout',
-  'sso_logout',
-  'backchannel_logout',
-  /** The user ended one of their sessions by handle. */
-  'revoked',
-  /** The user ended all their other sessions. */
-  'revoked_others',
-  /** The user's or an administrator's password change (the rotated session included). */
-  'password_changed',
-  'user_disabled',
-  /** The SSO session's provider was disabled or removed (`gatehouse provider disable`, `remove`). */
-  'provider_disabled',
-  /** The provider no longer admits the user (`gatehouse provider update --tenant`/`--levels`). */
-  'provider_narrowed',
-  /** The user's provider binding was reset (`gatehouse user reset-sso`): its sessions through it end. */
-  'sso_binding_reset',
-  /** An administrator's revocation (one session, a user's, or everyone's). */
-  'administrator',
-  /** A login beyond SESSIONS_PER_USER_MAX ended the least recently used session. */
-  'session_limit',
-  /** A login was sent with this session's cookie (fixation defence). */
-  'replaced_by_login',
-  'idle_timeout',
-  'absolute_timeout',
-] as const;
-
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
-
-/** The audit record each reason writes, unless the cause says otherwise. */
-const AUDITED: Readonly<
-  Record<SessionEndReason, { event: AuditEventName; actor: AuditActor; reason: string | null }>
-> = {
-  logout: { event: 'logout', actor: 'user', reason: null },
-  sso_logout: { event: 'sso_logout', actor: 'user', reason: null },
-  backchannel_logout: { event: 'session_revoked', actor: 'provider', reason: 'backchannel_logout' },
-  revoked: { event: 'session_revoked', actor: 'user', reason: 'self' },
-  revoked_others: { event: 'session_revoked', actor: 'user', reason: 'self' },
-  password_changed: { event: 'session_revoked', actor: 'user', reason: 'password_change' },
-  user_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'user_disabled' },
-  provider_disabled: { event: 'session_revoked', actor: 'administrator', reason: 'provider_disabled' },
-  provider_narrowed: { event: 'session_revoked', actor: 'administrator', reason: 'provider_narrowed' },
-  sso_binding_reset: { event: 'session_revoked', actor: 'administrator', reason: 'sso_binding_reset' },
-  administrator: { event: 'session_revoked', actor: 'administrator', reason: 'administrator' },
-  session_limit: { event: 'session_revoked', actor: 'system', reason: 'session_limit' },
-  replaced_by_login: { event: 'session_revoked', actor: 'user', reason: 'replaced_by_login' },
-  idle_timeout: { event: 'session_expired', actor: 'system', reason: 'idle_timeout' },
-  absolute_timeout: { event: 'session_expired', actor: 'system', reason: 'absolute_timeout' },
-};
-
 /** Users read per query when "end all" goes user by user. */
 const USERS_PER_PAGE = 500;
-
-/** The logouts' own records name the session but no count: the event itself says "one". */
-const UNCOUNTED: ReadonlySet<SessionEndReason> = new Set(['logout', 'sso_logout']);
 
 /** Why and by whom sessions end, as their audit record tells it. */
 export interface EndingCause {
@@ -96,7 +44,7 @@ interface Ended {
  */
 export class SessionEnder {
   constructor(
-    readonly repositories: Repositories,
+    readonly repositories: EndingRepositories,
     private readonly clock: Clock,
     private readonly ended: Ended[],
   ) {}
@@ -209,7 +157,7 @@ export class SessionEnder {
     for (const session of sessions) {
       await this.record(cause, {
         userId: session.userId,
-        count: UNCOUNTED.has(cause.reason) ? null : 1,
+        count: UNCOUNTED_END_REASONS.has(cause.reason) ? null : 1,
         handle: session.handle,
         method: session.method,
       });
@@ -233,7 +181,7 @@ export class SessionEnder {
     ended: { userId: string | null; count: number | null; handle: string | null; method: LoginMethod | null },
   ): Promise<void> {
     if (cause.audited === false) return;
-    const usual = AUDITED[cause.reason];
+    const usual = SESSION_END_AUDIT[cause.reason];
     await this.repositories.audit.record(
       auditEvent({
         occurredAt: this.clock.now(),
@@ -278,7 +226,7 @@ async function* pages<T>(
  */
 export class SessionEnding {
   constructor(
-    private readonly store: Store,
+    private readonly store: EndingStore,
     private readonly clock: Clock,
     private readonly events: LoginEvents,
   ) {}
@@ -287,7 +235,7 @@ export class SessionEnding {
    * Runs `work` as one unit of work in which sessions may end; what ended is reported once the
    * unit committed (an aborted unit on a transactional store ended nothing).
    */
-  async unit<T>(work: (repositories: Repositories, end: SessionEnder) => Promise<T>): Promise<T> {
+  async unit<T>(work: (repositories: EndingRepositories, end: SessionEnder) => Promise<T>): Promise<T> {
     const ended: Ended[] = [];
     const result = await this.store.transaction((repositories) =>
       work(repositories, new SessionEnder(repositories, this.clock, ended)),

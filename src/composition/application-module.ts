@@ -18,7 +18,7 @@ import type { PasswordHasher } from '../domain/password/password-hasher.port.js'
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
-import type { Store } from '../domain/store.port.js';
+import type { EndingStore, Store } from '../domain/store.port.js';
 import { TOKENS } from './tokens.js';
 
 /** One purge cycle deletes at most this many batches per table; the next cycle goes on. */
@@ -46,7 +46,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.SessionEnding)
     .toResolvedValue(
-      (store: Store, clock: Clock, events: LoginEvents) => new SessionEnding(store, clock, events),
+      (store: EndingStore, clock: Clock, events: LoginEvents) => new SessionEnding(store, clock, events),
       [TOKENS.Store, TOKENS.Clock, TOKENS.LoginEvents],
     )
     .inSingletonScope();

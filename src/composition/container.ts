@@ -12,7 +12,7 @@ import type { PasswordHasher } from '../domain/password/password-hasher.port.js'
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
-import type { Store } from '../domain/store.port.js';
+import type { EndingStore } from '../domain/store.port.js';
 import { adminModule } from './admin-module.js';
 import { applicationModule } from './application-module.js';
 import { httpModule } from './http-module.js';
@@ -23,7 +23,7 @@ import { TOKENS } from './tokens.js';
 export interface ContainerParts {
   config: Config;
   logger: Logger;
-  store: Store;
+  store: EndingStore;
   /** Where the store keeps sessions, when not where the configuration says (an embedder's store). */
   sessionStoreName?: SessionStoreName;
   clock?: Clock;

@@ -1,12 +1,12 @@
 import type { Logger } from '../adapters/logging/logger.js';
-import { SplitStore } from '../adapters/sql/split-store.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../adapters/sql/sql-user-lookup.js';
+import { SplitStore } from '../adapters/stores/split-store.js';
 import type { Config } from '../config/config.js';
-import type { SessionSide } from '../domain/session-side.port.js';
+import type { SessionSide } from '../domain/session/session-side.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
-import type { Store } from '../domain/store.port.js';
+import type { EndingStore } from '../domain/store.port.js';
 import { openSessionSide } from './open-session-side.js';
 import { openStore } from './open-store.js';
 
@@ -20,7 +20,7 @@ export async function openServiceStore(
   config: Config,
   logger?: Logger,
   options: { client?: SqlClient; sessionSide?: SessionSide; clock?: Clock } = {},
-): Promise<{ store: Store; database: SqlStore; applied: string[] }> {
+): Promise<{ store: EndingStore; database: SqlStore; applied: string[] }> {
   const { store: database, applied } = await openStore(config, logger, options);
   try {
     const side = options.sessionSide ?? (await openSessionSide(config, options.clock ?? systemClock, logger));

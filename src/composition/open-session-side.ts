@@ -4,7 +4,7 @@ import { openSessionStoreModule, SessionStoreModuleError } from '../adapters/mod
 import { redisSessionSide } from '../adapters/redis/redis-session-side.js';
 import { openRedis } from '../adapters/redis/redis-start.js';
 import { type Config, ConfigError } from '../config/config.js';
-import type { SessionSide } from '../domain/session-side.port.js';
+import type { SessionSide } from '../domain/session/session-side.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 
 /**

@@ -7,7 +7,7 @@ import type { SqlStore } from '../adapters/sql/sql-store.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { Config } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
-import type { SessionSide } from '../domain/session-side.port.js';
+import type { SessionSide } from '../domain/session/session-side.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import { buildContainer } from './container.js';

@@ -31,7 +31,7 @@ import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
-import type { Store } from '../domain/store.port.js';
+import type { EndingStore } from '../domain/store.port.js';
 
 /** Every binding's token, in one place. A token and its interface share a name. */
 export const TOKENS = {
@@ -41,7 +41,7 @@ export const TOKENS = {
   Logger: Symbol.for('gatehouse.Logger') as ServiceIdentifier<Logger>,
   Clock: Symbol.for('gatehouse.Clock') as ServiceIdentifier<Clock>,
   Random: Symbol.for('gatehouse.Random') as ServiceIdentifier<Random>,
-  Store: Symbol.for('gatehouse.Store') as ServiceIdentifier<Store>,
+  Store: Symbol.for('gatehouse.Store') as ServiceIdentifier<EndingStore>,
   PasswordHasher: Symbol.for('gatehouse.PasswordHasher') as ServiceIdentifier<PasswordHasher>,
   PasswordPolicy: Symbol.for('gatehouse.PasswordPolicy') as ServiceIdentifier<PasswordPolicy>,
   DeviceProofs: Symbol.for('gatehouse.DeviceProofs') as ServiceIdentifier<DeviceProofs>,

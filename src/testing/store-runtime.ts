@@ -22,6 +22,7 @@ export {
   withoutProviderTokens,
 } from '../domain/session/session.js';
 export type { SessionLookup } from '../domain/session/session-lookup.port.js';
+export type { SessionSide } from '../domain/session/session-side.port.js';
 export type {
   EndAllSessions,
   SessionPage,
@@ -30,5 +31,4 @@ export type {
   SessionStore,
   SessionStoreCapabilities,
 } from '../domain/session/session-store.port.js';
-export type { SessionSide } from '../domain/session-side.port.js';
 export { DomainError, type ErrorCode } from '../domain/shared/domain-error.js';

@@ -8,7 +8,13 @@ import type { ProviderSettings } from '../../src/domain/sso/provider-registratio
 import { providerSettings } from '../contract/provider-registry.contract.js';
 import type { StoreKind } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
-import { type CliTarget, describeCliStore, openCliTarget, runGatehouse } from './cli-support.js';
+import {
+  type CliTarget,
+  describeCliStore,
+  openCliTarget,
+  providerAddArgs,
+  runGatehouse,
+} from './cli-support.js';
 
 const KEY = randomBytes(32).toString('base64');
 const CLIENT_SECRET = 'globex-client-secret-never-printed';
@@ -33,20 +39,14 @@ export function providersSuite(kind: StoreKind): void {
           (await new SqlProviderRegistry(store.client, AesTokenSealer.fromBase64(KEY, [])).find(id))?.secrets,
       );
     /** The arguments of adding provider "initech" for the tenant t-other at `redirectUri`, then `more`. */
-    const addInitech = (redirectUri: string, ...more: string[]) => [
-      'provider',
-      'add',
-      'initech',
-      '--issuer',
-      idp.issuer,
-      '--client-id',
-      'x',
-      '--redirect-uri',
-      redirectUri,
-      '--tenant',
-      't-other',
-      ...more,
-    ];
+    const addInitech = (redirectUri: string, ...more: string[]) =>
+      providerAddArgs('initech', {
+        issuer: idp.issuer,
+        clientId: 'x',
+        redirectUris: [redirectUri],
+        tenants: ['t-other'],
+        more,
+      });
 
     beforeAll(async () => {
       [target, idp] = await Promise.all([openCliTarget(kind), startTestProvider()]);
@@ -67,29 +67,22 @@ export function providersSuite(kind: StoreKind): void {
 
     it('registers a provider with its secrets from standard input and never shows them', async () => {
       const added = await gatehouse(
-        [
-          'provider',
-          'add',
-          'globex',
-          '--issuer',
-          idp.issuer,
-          '--client-id',
-          'gatehouse',
-          '--redirect-uri',
-          'https://portal.example/globex/cb',
-          '--redirect-uri',
-          'https://portal.example/globex/cb?v=2',
-          '--tenant',
-          't-globex',
-          '--interpreter',
-          'globex',
-          '--setting',
-          `API_TOKEN=${SETTING_VALUE}`,
-          '--levels',
-          '8,12',
-          '--require-pkce',
-          '--client-secret-stdin',
-        ],
+        providerAddArgs('globex', {
+          issuer: idp.issuer,
+          clientId: 'gatehouse',
+          redirectUris: ['https://portal.example/globex/cb', 'https://portal.example/globex/cb?v=2'],
+          tenants: ['t-globex'],
+          more: [
+            '--interpreter',
+            'globex',
+            '--setting',
+            `API_TOKEN=${SETTING_VALUE}`,
+            '--levels',
+            '8,12',
+            '--require-pkce',
+            '--client-secret-stdin',
+          ],
+        }),
         `${CLIENT_SECRET}\n`,
       );
       expect(added.stderr).toBe('');
@@ -352,20 +345,13 @@ export function providersSuite(kind: StoreKind): void {
       const hostile = await startHostileProvider();
       try {
         const added = await gatehouse(
-          [
-            'provider',
-            'add',
-            'hostile',
-            '--issuer',
-            hostile.issuer,
-            '--client-id',
-            'x',
-            '--redirect-uri',
-            'https://portal.example/hostile/cb',
-            '--tenant',
-            't-other',
-            '--client-secret-stdin',
-          ],
+          providerAddArgs('hostile', {
+            issuer: hostile.issuer,
+            clientId: 'x',
+            redirectUris: ['https://portal.example/hostile/cb'],
+            tenants: ['t-other'],
+            more: ['--client-secret-stdin'],
+          }),
           's\n',
         );
         expect(added.code).toBe(0);

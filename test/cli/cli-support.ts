@@ -177,3 +177,32 @@ export async function countRows(store: SqlStore, table: string): Promise<number>
 }
 
 export const GOOD_PASSWORD = 'a perfectly long passphrase';
+
+/** What `gatehouse provider add` is told in the tests; each list repeats its flag. */
+export interface ProviderAddArgs {
+  issuer: string;
+  clientId: string;
+  redirectUris: readonly string[];
+  tenants: readonly string[];
+  /** Flags after these (`--interpreter`, `--levels`, `--client-secret-stdin`...), as written. */
+  more?: readonly string[];
+}
+
+/**
+ * The command line of `gatehouse provider add ID`, in one place: the tests that register a
+ * provider through the command differ only in their values and extra flags.
+ */
+export function providerAddArgs(id: string, args: ProviderAddArgs): string[] {
+  return [
+    'provider',
+    'add',
+    id,
+    '--issuer',
+    args.issuer,
+    '--client-id',
+    args.clientId,
+    ...args.redirectUris.flatMap((uri) => ['--redirect-uri', uri]),
+    ...args.tenants.flatMap((tenant) => ['--tenant', tenant]),
+    ...(args.more ?? []),
+  ];
+}

@@ -3,10 +3,9 @@ import { silentLoginEvents } from '../../src/application/login-events.js';
 import { SessionEnding } from '../../src/application/session-ending.js';
 import { type StoredSession, sessionKeepUntil } from '../../src/domain/session/session.js';
 import { systemClock } from '../../src/domain/shared/clock.port.js';
-import type { Store } from '../../src/domain/store.port.js';
+import type { EndingStore } from '../../src/domain/store.port.js';
 import type { User } from '../../src/domain/user/user.js';
-import { contractSsoData } from '../../src/testing/stores.js';
-import { newSession } from './session-lookup.contract.js';
+import { contractSession, contractSsoData } from '../../src/testing/stores.js';
 import { newUser, T0 } from './user-repository.contract.js';
 
 /**
@@ -15,9 +14,9 @@ import { newUser, T0 } from './user-repository.contract.js';
  * on every session store. Sessions are created and never presented: nothing but the ending
  * removes them. `open` gives an empty store.
  */
-export function providerSessionEndingContract(open: () => Promise<Store>): void {
+export function providerSessionEndingContract(open: () => Promise<EndingStore>): void {
   describe("ending a provider's sessions (offboarding, never-presented sessions)", () => {
-    let store: Store;
+    let store: EndingStore;
     let ending: SessionEnding;
 
     beforeEach(async () => {
@@ -43,7 +42,7 @@ export function providerSessionEndingContract(open: () => Promise<Store>): void 
     }
 
     async function sessionOf(user: User, provider: string | null): Promise<StoredSession> {
-      const session = newSession(user.userId, {
+      const session = contractSession(user.userId, {
         createdAt: new Date(),
         lastSeenAt: new Date(),
         expiresAt: new Date(Date.now() + 3_600_000),

@@ -23,11 +23,6 @@ function hex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
 }
 
-/** `contractSession`: a password session, created at this suite's fixed T0 unless `createdAt` is given. */
-export function newSession(userId: string, overrides: Partial<StoredSession> = {}): StoredSession {
-  return contractSession(userId, { createdAt: T0, ...overrides });
-}
-
 /** The store's session port, creating each session with its keep-until computed as the service does. */
 type CreatingSessions = Omit<SessionStore, 'create'> & { create(session: StoredSession): Promise<void> };
 
@@ -61,7 +56,7 @@ export function sessionLookupContract(open: () => Promise<StoreWithSessions>): v
     });
 
     it('creates a session and finds it by token hash, alone or with its user and backend', async () => {
-      const session = newSession(alice.userId);
+      const session = contractSession(alice.userId, { createdAt: T0 });
       await sessions.create(session);
       expect(await sessions.findByTokenHash(session.tokenHash)).toEqual(session);
       expect(await sessions.findByTokenHash(hex(32))).toBeNull();
@@ -73,7 +68,11 @@ export function sessionLookupContract(open: () => Promise<StoreWithSessions>): v
     });
 
     it('answers many concurrent lookups each with its own session (known, unknown, repeated)', async () => {
-      const created = [newSession(alice.userId), newSession(bob.userId), newSession(alice.userId)];
+      const created = [
+        contractSession(alice.userId, { createdAt: T0 }),
+        contractSession(bob.userId, { createdAt: T0 }),
+        contractSession(alice.userId, { createdAt: T0 }),
+      ];
       for (const session of created) await sessions.create(session);
       const unknown = hex(32);
       const asked = [...created, ...created].map((session) => session.tokenHash).concat(unknown);
@@ -87,8 +86,8 @@ export function sessionLookupContract(open: () => Promise<StoreWithSessions>): v
     });
 
     it('a lookup asked for after a session ended never finds it, even among concurrent lookups', async () => {
-      const ending = newSession(alice.userId);
-      const staying = newSession(alice.userId);
+      const ending = contractSession(alice.userId, { createdAt: T0 });
+      const staying = contractSession(alice.userId, { createdAt: T0 });
       await sessions.create(ending);
       await sessions.create(staying);
       expect(await store.findSessionWithUser(ending.tokenHash)).not.toBeNull();
@@ -102,7 +101,7 @@ export function sessionLookupContract(open: () => Promise<StoreWithSessions>): v
     });
 
     it('carries the SSO reference with the session, never the provider tokens', async () => {
-      const session = newSession(alice.userId, { method: 'sso', sso: contractSsoData() });
+      const session = contractSession(alice.userId, { createdAt: T0, method: 'sso', sso: contractSsoData() });
       await sessions.create(session);
       expect((await store.findSessionWithUser(session.tokenHash))?.session).toEqual(
         withoutProviderTokens(session),
@@ -110,7 +109,7 @@ export function sessionLookupContract(open: () => Promise<StoreWithSessions>): v
     });
 
     it('returns the current user state with the session (disabled users included)', async () => {
-      const session = newSession(alice.userId);
+      const session = contractSession(alice.userId, { createdAt: T0 });
       await sessions.create(session);
       await store.users.setDisabled(alice.userId, true);
       const found = await store.findSessionWithUser(session.tokenHash);

@@ -173,7 +173,7 @@ describe('a password change, besides its answer', () => {
     const { client } = await loggedIn();
     const tokenHash = hashSessionToken(client.session!);
     hasher.onHashed = async () => {
-      await server.gatehouse.store.sessions.deleteByTokenHash(tokenHash);
+      await server.store.sessions.deleteByTokenHash(tokenHash);
     };
     const response = await change(client, PASSWORD, NEW_PASSWORD);
     expect(response.status).toBe(401);

@@ -43,7 +43,7 @@ for (const store of ALL_SERVICE_STORES) {
       const { username, client } = await loggedIn();
       const tokenHash = hashSessionToken(client.session!);
       hasher.onHashed = async () => {
-        await server.gatehouse.store.sessions.deleteByTokenHash(tokenHash);
+        await server.store.sessions.deleteByTokenHash(tokenHash);
       };
       const response = await change(client, 'a brand new passphrase');
       expect(response.status).toBe(401);

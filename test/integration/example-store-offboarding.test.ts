@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
-import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
+import { SplitStore } from '../../src/adapters/stores/split-store.js';
 import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { type KeyValue, KeyValueSessionStore } from '../examples/key-value-session-store.js';
 import { openTestStore, testMigrations, truncateAll } from '../support/databases.js';

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
 import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import { openRedis } from '../../src/adapters/redis/redis-start.js';
-import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
+import { SplitStore } from '../../src/adapters/stores/split-store.js';
 import { AdminProviders } from '../../src/application/admin/admin-providers.js';
 import { silentLoginEvents } from '../../src/application/login-events.js';
 import { SessionEnding } from '../../src/application/session-ending.js';
@@ -49,7 +49,7 @@ describe('provider disable while the session store cannot answer [redis]', () =>
     const store = new SplitStore(
       new SqlStore(sql, testMigrations()),
       {
-        sessions: new RedisSessionRepository(client, { keyPrefix: 'outage:' }),
+        sessions: new RedisSessionStore(client, { keyPrefix: 'outage:' }),
         throttle: new MemoryThrottleStore(),
         isReady: async () => true,
         close: async () => undefined,

@@ -7,7 +7,7 @@ import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { Purger, type PurgeSettings } from '../../src/application/purger.js';
 import { auditEvent } from '../../src/domain/audit/audit-event.js';
-import { newSession } from '../contract/session-lookup.contract.js';
+import { contractSession } from '../../src/testing/stores.js';
 import { newUser } from '../contract/user-repository.contract.js';
 import { forEachStore, truncateAll } from '../support/databases.js';
 import { TestClock } from '../support/test-clock.js';
@@ -57,7 +57,7 @@ forEachStore('purger', (open) => {
   async function openSessions(n: number): Promise<string[]> {
     const hashes: string[] = [];
     for (let i = 0; i < n; i++) {
-      const session = newSession(userId, { createdAt: clock.now() });
+      const session = contractSession(userId, { createdAt: clock.now() });
       await store.sessions.create(session);
       hashes.push(session.tokenHash);
     }

@@ -3,9 +3,9 @@ import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import { openRedis } from '../../src/adapters/redis/redis-start.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
-import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { contractSession, sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
-import { newSession, sessionLookupContract } from '../contract/session-lookup.contract.js';
+import { sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { newUser, T0 } from '../contract/user-repository.contract.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
@@ -52,7 +52,7 @@ describe('Redis Cluster storage [redis-cluster]', () => {
   it('spreads sessions over the masters (no single hash tag), with no cross-slot error', async () => {
     const store = await fresh();
     const user = await store.users.create(newUser({ username: 'spread' }), T0);
-    const created = Array.from({ length: 30 }, () => newSession(user.userId));
+    const created = Array.from({ length: 30 }, () => contractSession(user.userId, { createdAt: T0 }));
     for (const session of created) await store.sessions.create(session, sessionKeepUntil(session, 1800));
     const masters = new Set<number>();
     for (const session of created)

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../../src/adapters/redis/redis-connection.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
@@ -34,7 +34,7 @@ function session(userId: string, minute: number): StoredSession {
 describe('eviction at the session cap, interrupted [redis]', () => {
   let redis: TestRedis;
   let client: RedisClient;
-  let sessions: RedisSessionRepository;
+  let sessions: RedisSessionStore;
   let prefix: string;
   let run = 0;
 
@@ -55,7 +55,7 @@ describe('eviction at the session cap, interrupted [redis]', () => {
   beforeEach(async () => {
     run += 1;
     prefix = `ev${run}:`;
-    sessions = new RedisSessionRepository(client, { keyPrefix: prefix });
+    sessions = new RedisSessionStore(client, { keyPrefix: prefix });
     await redis.client.call('ACL', 'SETUSER', USER, 'resetkeys', '~*');
   });
 

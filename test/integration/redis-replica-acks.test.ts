@@ -8,10 +8,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedReplicasIn } from '../../src/adapters/redis/redis-replication.js';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
-import { newSession } from '../contract/session-lookup.contract.js';
+import { contractSession } from '../../src/testing/stores.js';
+import { T0 } from '../contract/user-repository.contract.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 /** A session kept by the store until its own absolute end (the keep-until the service gives). */
@@ -60,11 +61,11 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   });
 
   const repository = (redis: Redis, keyPrefix: string) =>
-    new RedisSessionRepository(redis, { keyPrefix, replicaAcks: ACKS });
+    new RedisSessionStore(redis, { keyPrefix, replicaAcks: ACKS });
 
   it('deletes at once when the replica acknowledges', async () => {
     const sessions = repository(client, 'acked:');
-    const session = newSession('u1');
+    const session = contractSession('u1', { createdAt: T0 });
     await sessions.create(...keptUntilItsEnd(session));
     expect(await sessions.deleteByTokenHash(session.tokenHash)).toMatchObject({ handle: session.handle });
     expect(await sessions.findByTokenHash(session.tokenHash)).toBeNull();
@@ -72,7 +73,7 @@ describe('Redis session revocations wait for a replica [redis]', () => {
 
   it('fails a deletion no replica acknowledged in time (503); the retry finds it done', async () => {
     const sessions = repository(client, 'frozen:');
-    const session = newSession('u1');
+    const session = contractSession('u1', { createdAt: T0 });
     await sessions.create(...keptUntilItsEnd(session));
     expect(await connectedReplicas(client)).toBe(1);
     replica.signal('SIGSTOP');
@@ -107,11 +108,11 @@ describe('Redis session revocations wait for a replica [redis]', () => {
   });
 
   it('a repository told to wait for no replica deletes without a WAIT', async () => {
-    const sessions = new RedisSessionRepository(client, {
+    const sessions = new RedisSessionStore(client, {
       keyPrefix: 'none-asked:',
       replicaAcks: { replicas: 0, timeoutMs: 200 },
     });
-    const session = newSession('u1');
+    const session = contractSession('u1', { createdAt: T0 });
     await sessions.create(...keptUntilItsEnd(session));
     const waits = await callsOf(client, 'wait');
     expect(await sessions.deleteByTokenHash(session.tokenHash)).toMatchObject({ handle: session.handle });
@@ -120,7 +121,7 @@ describe('Redis session revocations wait for a replica [redis]', () => {
 
   it('a master without any replica deletes without waiting for one', async () => {
     const sessions = repository(alone.client, 'alone:');
-    const session = newSession('u1');
+    const session = contractSession('u1', { createdAt: T0 });
     await sessions.create(...keptUntilItsEnd(session));
     expect(await connectedReplicas(alone.client)).toBe(0);
     expect(await sessions.deleteByTokenHash(session.tokenHash)).toMatchObject({ handle: session.handle });

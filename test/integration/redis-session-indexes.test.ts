@@ -1,12 +1,13 @@
 /**
- * The Redis session repository's revocations leave no index entry behind, seen in Redis itself:
+ * The Redis session store's revocations leave no index entry behind, seen in Redis itself:
  * the user's index and the SSO indexes lose a session's entries when it ends, stale entries are
  * dropped, and `evictBeyond` ends the oldest sessions beyond the limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisSessionRepository } from '../../src/adapters/redis/redis-session-repository.js';
+import { RedisSessionStore } from '../../src/adapters/redis/redis-session-store.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
-import { newSession } from '../contract/session-lookup.contract.js';
+import { contractSession } from '../../src/testing/stores.js';
+import { T0 as CONTRACT_T0 } from '../contract/user-repository.contract.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 /** A session kept by the store until its own absolute end (the keep-until the service gives). */
@@ -40,14 +41,14 @@ describe('Redis session indexes after revocations [redis]', () => {
     const keyPrefix = `ix${run}:`;
     return {
       keyPrefix,
-      sessions: new RedisSessionRepository(redis.client, { keyPrefix }),
+      sessions: new RedisSessionStore(redis.client, { keyPrefix }),
     };
   }
   const keys = async (prefix: string) => (await redis.client.keys(`${prefix}*`)).sort();
 
   it('ending an SSO session removes it from the user index and both SSO indexes', async () => {
     const { keyPrefix, sessions } = repository();
-    const session = newSession('u1', { sso: SSO });
+    const session = contractSession('u1', { createdAt: CONTRACT_T0, sso: SSO });
     await sessions.create(...keptUntilItsEnd(session));
     expect(await keys(keyPrefix)).toHaveLength(4);
     const ended = await sessions.deleteByTokenHash(session.tokenHash);
@@ -57,7 +58,11 @@ describe('Redis session indexes after revocations [redis]', () => {
 
   it('ending all of a user’s sessions but one keeps only that one in the index, and drops stale entries', async () => {
     const { keyPrefix, sessions } = repository();
-    const [kept, other, gone] = [newSession('u1'), newSession('u1'), newSession('u1')];
+    const [kept, other, gone] = [
+      contractSession('u1', { createdAt: CONTRACT_T0 }),
+      contractSession('u1', { createdAt: CONTRACT_T0 }),
+      contractSession('u1', { createdAt: CONTRACT_T0 }),
+    ];
     for (const session of [kept, other, gone]) await sessions.create(...keptUntilItsEnd(session!));
     // A session whose key went (timed out in Redis) leaves a stale index entry.
     await redis.client.del(`${keyPrefix}s:${gone!.tokenHash}`);
@@ -70,7 +75,7 @@ describe('Redis session indexes after revocations [redis]', () => {
 
   it('a back-channel logout drops SSO index entries whose session is gone', async () => {
     const { keyPrefix, sessions } = repository();
-    const session = newSession('u1', { sso: SSO });
+    const session = contractSession('u1', { createdAt: CONTRACT_T0, sso: SSO });
     await sessions.create(...keptUntilItsEnd(session));
     await redis.client.del(`${keyPrefix}s:${session.tokenHash}`);
     expect(await sessions.deleteBySso(SSO, { sid: SSO.sid })).toEqual([]);
@@ -83,7 +88,7 @@ describe('Redis session indexes after revocations [redis]', () => {
   it('evicts the sessions beyond the newest `keep`, oldest first, without their provider tokens', async () => {
     const { keyPrefix, sessions } = repository();
     const created = [0, 10, 20].map((s) =>
-      newSession('u1', { createdAt: at(s), lastSeenAt: at(s), sso: SSO }),
+      contractSession('u1', { createdAt: at(s), lastSeenAt: at(s), sso: SSO }),
     );
     for (const session of created) await sessions.create(...keptUntilItsEnd(session));
     const evicted = await sessions.evictBeyond('u1', 1);
@@ -103,7 +108,7 @@ describe('Redis session indexes after revocations [redis]', () => {
 
   it('evicts past a stale index entry without counting it', async () => {
     const { keyPrefix, sessions } = repository();
-    const created = [0, 10, 20].map((s) => newSession('u1', { createdAt: at(s), lastSeenAt: at(s) }));
+    const created = [0, 10, 20].map((s) => contractSession('u1', { createdAt: at(s), lastSeenAt: at(s) }));
     for (const session of created) await sessions.create(...keptUntilItsEnd(session));
     await redis.client.del(`${keyPrefix}s:${created[0]!.tokenHash}`);
     const evicted = await sessions.evictBeyond('u1', 1);

@@ -3,7 +3,7 @@ import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import { openRedis } from '../../src/adapters/redis/redis-start.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
-import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { contractSession, sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { openTestStore } from '../support/databases.js';
@@ -45,10 +45,9 @@ describe('Redis storage [redis]', () => {
 
   it('keeps every key under the prefix, and gives each session key a time to live', async () => {
     const store = await fresh();
-    const { newSession } = await import('../contract/session-lookup.contract.js');
     const { newUser, T0 } = await import('../contract/user-repository.contract.js');
     const user = await store.users.create(newUser({ username: 'ttl' }), T0);
-    const session = newSession(user.userId);
+    const session = contractSession(user.userId, { createdAt: T0 });
     await store.sessions.create(session, sessionKeepUntil(session, 1800));
     const keys = await redis.client.keys(`${prefix()}*`);
     expect(keys.sort()).toEqual(

@@ -3,11 +3,11 @@ import { observedSqlClient } from '../../src/adapters/metrics/observed-sql-clien
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { sessionKeepUntil } from '../../src/domain/session/session.js';
-import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
+import { contractSession, sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { seenLogoutTokensContract } from '../contract/seen-logout-tokens.contract.js';
 import { serviceSecretsContract } from '../contract/service-secrets.contract.js';
-import { newSession, sessionLookupContract } from '../contract/session-lookup.contract.js';
+import { sessionLookupContract } from '../contract/session-lookup.contract.js';
 import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
 import { forEachStore, repositories, testMigrations, truncateAll } from '../support/databases.js';
 
@@ -64,7 +64,7 @@ forEachStore('SQL storage', (open, kind) => {
     const observed = observedSqlClient(client, ({ statement }) => statements.push(statement));
     const { users, sessions, findSessionWithUser } = repositories(observed);
     const user = await users.create(newUser({ username: 'batched' }), T0);
-    const created = Array.from({ length: 20 }, () => newSession(user.userId));
+    const created = Array.from({ length: 20 }, () => contractSession(user.userId, { createdAt: T0 }));
     for (const session of created) await sessions.create(session, sessionKeepUntil(session, 1800));
     statements.length = 0;
     const found = await Promise.all(created.map((session) => findSessionWithUser(session.tokenHash)));

@@ -176,7 +176,8 @@ for (const store of SERVICE_STORES) {
     });
 
     it('issues ids of 256 bits from the CSPRNG: 1,000 distinct 43-char base64url ids, sane byte statistics', async () => {
-      const { container, store: sqlStore } = server.gatehouse;
+      const { container } = server.gatehouse;
+      const sqlStore = server.store;
       const ending = container.get(TOKENS.SessionEnding);
       // The service's Random is the OS CSPRNG (crypto.randomBytes).
       expect(container.get(TOKENS.Random)).toBe(nodeRandom);

@@ -11,7 +11,7 @@ import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { hashSessionToken, newSessionToken } from '../../src/domain/session/session-token.js';
 import { contractSession, contractSsoData } from '../../src/testing/stores.js';
-import { CLI_TEST_TIMEOUT_MS, runGatehouse } from '../cli/cli-support.js';
+import { CLI_TEST_TIMEOUT_MS, providerAddArgs, runGatehouse } from '../cli/cli-support.js';
 import { nonce } from '../fixtures/sso/harness.js';
 import { openTestPostgres, pgEnabled, type TestPgSqlClient, testRedisUrl } from '../support/databases.js';
 import { DEFAULT_REDIRECT_URI, startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
@@ -43,21 +43,13 @@ for (const sessions of ['sql', 'redis'] as const) {
       async function addProvider(id: string, tenants: string[], levels = '8,12') {
         const { clientId, clientSecret } = idp.clients.gatehouse;
         const added = await gatehouse(
-          [
-            'provider',
-            'add',
-            id,
-            '--issuer',
-            idp.issuer,
-            '--client-id',
+          providerAddArgs(id, {
+            issuer: idp.issuer,
             clientId,
-            '--redirect-uri',
-            uriOf(id),
-            ...tenants.flatMap((tenant) => ['--tenant', tenant]),
-            '--levels',
-            levels,
-            '--client-secret-stdin',
-          ],
+            redirectUris: [uriOf(id)],
+            tenants,
+            more: ['--levels', levels, '--client-secret-stdin'],
+          }),
           clientSecret!,
         );
         expect(added.stderr).toBe('');

@@ -122,7 +122,7 @@ for (const store of SERVICE_STORES) {
       // Through the port, so it works on every session store: the session is taken out and put
       // back with its tokens sealed by that key.
       const tokenHash = createHash('sha256').update(client.session!).digest('hex');
-      const { sessions } = server.gatehouse.store;
+      const { sessions } = server.store;
       const stored = (await sessions.deleteByTokenHash(tokenHash))!;
       const ref = stored.sso!;
       await sessions.create(

@@ -105,7 +105,7 @@ for (const store of SERVICE_STORES) {
       await offlineLogin('gail');
       const tokens = tap.lastTokens;
       // What the session store holds, whichever it is (the stored form: ending the session returns it).
-      const { store } = server.gatehouse;
+      const { store } = server;
       const gail = (await store.users.findByUsername('gail'))!;
       const listed = await store.sessions.listForUser(gail.userId);
       expect(listed).toHaveLength(1);

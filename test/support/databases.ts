@@ -29,12 +29,34 @@ import type {} from './global-setup.js';
 export type StoreKind = 'pglite' | 'postgres';
 export const STORES: readonly StoreKind[] = ['pglite', 'postgres'];
 
+/** Where a test service keeps its sessions: the SQL stores, Redis (one server or the run's cluster), its memory. */
+export type SessionStoreKind = StoreKind | 'redis' | 'redis-cluster' | 'memory';
+/** Which framework serves the API (HTTP_TRANSPORT). */
+export type TransportKind = 'koa' | 'fastify';
+
+/** A test service: two separate axes, where sessions live and which transport serves. */
+export interface ServiceTarget {
+  store: SessionStoreKind;
+  transport: TransportKind;
+}
+
 /**
- * What a test service runs on: the SQL stores, `redis` (SESSION_STORE=redis on the run's
- * redis-server, users on PGlite), and `fastify`: PGlite with the API served by the Fastify
- * transport (HTTP_TRANSPORT=fastify) instead of Koa.
+ * The targets the suites run on, by the name their suites carry (`[postgres]`, `[fastify]`...: CI
+ * and the reports go by these names, so they stay). Each name is one point of the two axes; a
+ * target on another transport is one more entry here, not a new kind of store.
  */
-export type ServiceStoreKind = StoreKind | 'redis' | 'redis-cluster' | 'fastify' | 'memory';
+export const TARGETS = {
+  pglite: { store: 'pglite', transport: 'koa' },
+  postgres: { store: 'postgres', transport: 'koa' },
+  redis: { store: 'redis', transport: 'koa' },
+  'redis-cluster': { store: 'redis-cluster', transport: 'koa' },
+  memory: { store: 'memory', transport: 'koa' },
+  fastify: { store: 'pglite', transport: 'fastify' },
+} as const satisfies Record<string, ServiceTarget>;
+
+/** A target's name (its suites' `[name]`). */
+export type ServiceStoreKind = keyof typeof TARGETS;
+
 /**
  * GATEHOUSE_TEST_MATRIX=lean (CI's second run, on Node 24): the store-parametrised HTTP suites run
  * once (PGlite on Koa); their PostgreSQL, Redis and Fastify repeats, which test the stores and the

@@ -5,15 +5,15 @@
  */
 import type { RedisClient } from '../../src/adapters/redis/redis-connection.js';
 import {
-  RedisSessionRepository,
   type RedisSessionSettings,
-} from '../../src/adapters/redis/redis-session-repository.js';
+  RedisSessionStore,
+} from '../../src/adapters/redis/redis-session-store.js';
 import { RedisThrottleStore } from '../../src/adapters/redis/redis-throttle-store.js';
-import { SplitStore } from '../../src/adapters/sql/split-store.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
-import type { Store } from '../../src/domain/store.port.js';
+import { SplitStore } from '../../src/adapters/stores/split-store.js';
+import type { EndingStore } from '../../src/domain/store.port.js';
 import { testMigrations, truncateAll } from './databases.js';
 
 /** A fresh store per call: the database emptied, the next key prefix (`<base><n>:`). */
@@ -23,23 +23,23 @@ export function freshRedisSplitStores(
   base: string,
   settings: Omit<RedisSessionSettings, 'keyPrefix'> = {},
 ): {
-  fresh: () => Promise<Store>;
+  fresh: () => Promise<EndingStore>;
   prefix: () => string;
   /** The session store alone (no database), under the next key prefix: for the testing kit. */
-  freshSessions: () => Promise<{ sessions: RedisSessionRepository }>;
+  freshSessions: () => Promise<{ sessions: RedisSessionStore }>;
   /** The throttle store alone, under the next key prefix. */
   freshThrottle: () => Promise<{ throttle: RedisThrottleStore }>;
 } {
   let run = 0;
   const prefix = () => `${base}${run}:`;
-  const fresh = async (): Promise<Store> => {
+  const fresh = async (): Promise<EndingStore> => {
     await truncateAll(sql());
     run += 1;
     const keyPrefix = prefix();
     const store = new SplitStore(
       new SqlStore(sql(), testMigrations()),
       {
-        sessions: new RedisSessionRepository(client(), { ...settings, keyPrefix }),
+        sessions: new RedisSessionStore(client(), { ...settings, keyPrefix }),
         throttle: new RedisThrottleStore(client(), keyPrefix),
         isReady: async () => true,
         close: async () => undefined,
@@ -55,7 +55,7 @@ export function freshRedisSplitStores(
     return prefix();
   };
   const freshSessions = async () => ({
-    sessions: new RedisSessionRepository(client(), { ...settings, keyPrefix: nextPrefix() }),
+    sessions: new RedisSessionStore(client(), { ...settings, keyPrefix: nextPrefix() }),
   });
   const freshThrottle = async () => ({ throttle: new RedisThrottleStore(client(), nextPrefix()) });
   return { fresh, prefix, freshSessions, freshThrottle };

@@ -3,8 +3,10 @@ import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
+import { TOKENS } from '../../src/composition/tokens.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
+import type { EndingStore } from '../../src/domain/store.port.js';
 import {
   EMPTY_ATTRIBUTES,
   type User,
@@ -15,7 +17,9 @@ import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
 import {
   openTestStore,
   type ServiceStoreKind,
+  type ServiceTarget,
   type StoreKind,
+  TARGETS,
   testRedisClusterNodes,
   testRedisUrl,
 } from './databases.js';
@@ -32,6 +36,12 @@ export const TEST_ENV: Record<string, string> = {
 export interface TestServer {
   url: string;
   gatehouse: Gatehouse;
+  /**
+   * The store behind the service as its adapters built it, sessions' deletes included: for tests
+   * that end a session behind the service's back (another instance's logout, a concurrent
+   * revocation). The service's own code ends sessions through `SessionEnding` only.
+   */
+  store: EndingStore;
   /** The database client the service runs on, for tests that read or break the database itself. */
   sql: SqlClient;
   config: Config;
@@ -46,8 +56,9 @@ export interface TestServer {
 
 export interface StartOptions {
   /**
-   * Where the service keeps its sessions (default pglite); `redis`: the run's redis-server, users on
-   * PGlite; `memory`: in the service's process, users on PGlite.
+   * The target to run on, by name (default pglite): where the service keeps its sessions and which
+   * transport serves (`TARGETS`); `redis`: the run's redis-server, users on PGlite; `memory`: in the
+   * service's process, users on PGlite; `fastify`: PGlite, served by Fastify.
    */
   store?: ServiceStoreKind;
   env?: Record<string, string>;
@@ -66,8 +77,9 @@ let redisServers = 0;
 
 /** A real Gatehouse on a real loopback socket over a fresh, migrated database. */
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
-  const onRedis = options.store === 'redis';
-  const onCluster = options.store === 'redis-cluster';
+  const target: ServiceTarget = TARGETS[options.store ?? 'pglite'];
+  const onRedis = target.store === 'redis';
+  const onCluster = target.store === 'redis-cluster';
   redisServers += 1;
   const config = loadConfig({
     ...TEST_ENV,
@@ -87,8 +99,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
           REDIS_KEY_PREFIX: `c${process.pid}-${redisServers}:`,
         }
       : {}),
-    ...(options.store === 'fastify' ? { HTTP_TRANSPORT: 'fastify' } : {}),
-    ...(options.store === 'memory' ? { SESSION_STORE: 'memory' } : {}),
+    ...(target.transport === 'fastify' ? { HTTP_TRANSPORT: 'fastify' } : {}),
+    ...(target.store === 'memory' ? { SESSION_STORE: 'memory' } : {}),
     ...options.env,
   });
   const rawLogs: string[] = [];
@@ -109,7 +121,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   });
   const clock = options.clock ?? new TestClock();
   const hasher = options.passwordHasher ?? new Argon2PasswordHasher(config.password.argon2);
-  const database: StoreKind = options.store === 'postgres' ? 'postgres' : 'pglite';
+  // Users, directory and audit: PostgreSQL for the postgres target, PGlite under every other store.
+  const database: StoreKind = target.store === 'postgres' ? 'postgres' : 'pglite';
   const sqlClient = options.sqlClient ?? (await openTestStore(database));
   const gatehouse = await createGatehouseOver(sqlClient, {
     config,
@@ -123,6 +136,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   return {
     url: running.url,
     gatehouse,
+    store: gatehouse.container.get(TOKENS.Store),
     sql: sqlClient,
     config,
     clock,

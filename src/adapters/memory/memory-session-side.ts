@@ -1,4 +1,4 @@
-import type { SessionSide } from '../../domain/session-side.port.js';
+import type { SessionSide } from '../../domain/session/session-side.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { MemorySessionStore } from './memory-session-store.js';
 import { MemoryThrottleStore } from './memory-throttle-store.js';

@@ -4,8 +4,8 @@ import type {
   SessionCheckObserver,
   SessionCheckOutcome,
 } from '../../application/login-events.js';
-import { SESSION_END_REASONS } from '../../application/session-ending.js';
 import { LOGIN_DENIAL_REASONS } from '../../domain/login/login-policy.js';
+import { SESSION_END_REASONS } from '../../domain/session/session-end.js';
 import { KEY_REFUSALS } from '../openid/jwks-admission.js';
 import type { KeyUseObserver } from '../openid/jwt-signature-verifier.js';
 import type { SqlClient } from '../sql/sql-client.js';

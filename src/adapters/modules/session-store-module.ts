@@ -1,4 +1,4 @@
-import type { SessionSide } from '../../domain/session-side.port.js';
+import type { SessionSide } from '../../domain/session/session-side.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { importModule } from './import-module.js';
 

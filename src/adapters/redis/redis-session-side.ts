@@ -1,6 +1,6 @@
-import type { SessionSide } from '../../domain/session-side.port.js';
+import type { SessionSide } from '../../domain/session/session-side.port.js';
 import type { RedisClient } from './redis-connection.js';
-import { RedisSessionRepository, type RedisSessionSettings } from './redis-session-repository.js';
+import { type RedisSessionSettings, RedisSessionStore } from './redis-session-store.js';
 import { RedisThrottleStore } from './redis-throttle-store.js';
 
 /**
@@ -10,7 +10,7 @@ import { RedisThrottleStore } from './redis-throttle-store.js';
  */
 export function redisSessionSide(client: RedisClient, settings: RedisSessionSettings): SessionSide {
   return {
-    sessions: new RedisSessionRepository(client, settings),
+    sessions: new RedisSessionStore(client, settings),
     throttle: new RedisThrottleStore(client, settings.keyPrefix),
     isReady: async () => {
       try {

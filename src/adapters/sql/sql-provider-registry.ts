@@ -50,22 +50,46 @@ function secretsBinding(id: string): string {
 }
 
 /**
- * The values of the setting columns, in the order both the insert and the update write them
- * (`issuer` to `id_token_alg`, parameters $2 to $10): one list, so the two cannot drift apart.
+ * The setting columns and where each value comes from, in one table that both the insert and the
+ * update are written from (parameters $2 onwards, after the id): a column added here is added to
+ * both, so the two cannot drift apart.
  */
+const SETTING_COLUMNS: ReadonlyArray<
+  readonly [column: string, value: (settings: ProviderSettings) => unknown]
+> = [
+  ['issuer', (settings) => settings.issuer],
+  ['client_id', (settings) => settings.clientId],
+  ['client_auth', (settings) => settings.clientAuth],
+  ['interpreter', (settings) => settings.interpreter],
+  ['username_claim', (settings) => settings.usernameClaim ?? null],
+  ['group_claim', (settings) => settings.groupClaim ?? null],
+  ['levels', (settings) => settings.levels],
+  ['require_pkce', (settings) => settings.requirePkce],
+  ['id_token_alg', (settings) => settings.idTokenAlg],
+];
+
+/** The setting columns' values, in `SETTING_COLUMNS`' order. */
 function settingValues(settings: ProviderSettings): unknown[] {
-  return [
-    settings.issuer,
-    settings.clientId,
-    settings.clientAuth,
-    settings.interpreter,
-    settings.usernameClaim ?? null,
-    settings.groupClaim ?? null,
-    settings.levels,
-    settings.requirePkce,
-    settings.idTokenAlg,
-  ];
+  return SETTING_COLUMNS.map(([, value]) => value(settings));
 }
+
+/** `$first`, `$first+1`, ... for `count` parameters. */
+function parameters(first: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `$${first + i}`);
+}
+
+const SETTINGS_COUNT = SETTING_COLUMNS.length;
+/** The parameter of the first column after the settings (the id is $1, the settings $2...). */
+const AFTER_SETTINGS = 2 + SETTINGS_COUNT;
+
+const INSERT_PROVIDER = `INSERT INTO sso_providers (id, ${SETTING_COLUMNS.map(([column]) => column).join(', ')},
+    enabled, sealed_secrets, created_at, updated_at, enabled_since)
+  VALUES ($1, ${parameters(2, SETTINGS_COUNT).join(', ')}, ${parameters(AFTER_SETTINGS, 3).join(', ')},
+    $${AFTER_SETTINGS + 2}, $${AFTER_SETTINGS + 2})`;
+
+const UPDATE_PROVIDER = `UPDATE sso_providers SET ${SETTING_COLUMNS.map(([column], i) => `${column} = $${2 + i}`).join(', ')},
+    sealed_secrets = $${AFTER_SETTINGS}, updated_at = $${AFTER_SETTINGS + 1}
+  WHERE id = $1`;
 
 /** The options a change names: a key present with `undefined` changes nothing. */
 function givenOnly<T extends object>(change: T): Partial<T> {
@@ -93,12 +117,13 @@ export class SqlProviderRegistry implements ProviderRegistry {
     return this.write({ event: 'provider_added', id: settings.id, now, actor }, async (tx) => {
       const taken = await tx.query('SELECT 1 FROM sso_providers WHERE id = $1', [settings.id]);
       if (taken.rowCount > 0) throw new Refused({ kind: 'id-taken', id: settings.id });
-      await tx.query(
-        `INSERT INTO sso_providers (id, issuer, client_id, client_auth, interpreter, username_claim, group_claim,
-           levels, require_pkce, id_token_alg, enabled, sealed_secrets, created_at, updated_at, enabled_since)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $13)`,
-        [settings.id, ...settingValues(settings), settings.enabled, this.seal(settings.id, secrets), now],
-      );
+      await tx.query(INSERT_PROVIDER, [
+        settings.id,
+        ...settingValues(settings),
+        settings.enabled,
+        this.seal(settings.id, secrets),
+        now,
+      ]);
       await this.writeLists(tx, settings.id, settings.redirectUris, settings.tenants);
       return this.load(tx, settings.id);
     });
@@ -125,13 +150,7 @@ export class SqlProviderRegistry implements ProviderRegistry {
         ...givenOnly(change.secrets ?? {}),
         settings: { ...current.secrets.settings, ...change.secrets?.settings },
       };
-      await tx.query(
-        `UPDATE sso_providers SET issuer = $2, client_id = $3, client_auth = $4, interpreter = $5,
-           username_claim = $6, group_claim = $7, levels = $8, require_pkce = $9, id_token_alg = $10,
-           sealed_secrets = $11, updated_at = $12
-         WHERE id = $1`,
-        [id, ...settingValues(settings), this.seal(id, secrets), now],
-      );
+      await tx.query(UPDATE_PROVIDER, [id, ...settingValues(settings), this.seal(id, secrets), now]);
       if (change.settings.redirectUris || change.settings.tenants) {
         await tx.query('DELETE FROM sso_provider_redirect_uris WHERE provider_id = $1', [id]);
         await tx.query('DELETE FROM sso_provider_tenants WHERE provider_id = $1', [id]);

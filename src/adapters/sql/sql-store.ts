@@ -1,5 +1,5 @@
 import type { SessionWithUser } from '../../domain/session/session.js';
-import type { Repositories, Store } from '../../domain/store.port.js';
+import type { EndingRepositories, EndingStore } from '../../domain/store.port.js';
 import { type Migration, migrationsApplied } from './migrator.js';
 import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
@@ -10,7 +10,7 @@ import { SqlSessionStore } from './sql-session-store.js';
 import { SqlThrottleStore } from './sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from './sql-user-repository.js';
 
-function repositoriesOn(sql: SqlExecutor): Repositories {
+function repositoriesOn(sql: SqlExecutor): EndingRepositories {
   return {
     users: new SqlUserRepository(sql),
     sessions: new SqlSessionStore(sql),
@@ -23,7 +23,7 @@ function repositoriesOn(sql: SqlExecutor): Repositories {
 }
 
 /** The Store port over any SqlClient (pg or PGlite). */
-export class SqlStore implements Store {
+export class SqlStore implements EndingStore {
   readonly users;
   readonly sessions;
   readonly throttle;
@@ -53,7 +53,7 @@ export class SqlStore implements Store {
     return this.lookup.findSessionWithUser(tokenHash);
   }
 
-  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+  transaction<T>(work: (repositories: EndingRepositories) => Promise<T>): Promise<T> {
     return this.client.transaction((tx) => work(repositoriesOn(tx)));
   }
 

@@ -2,17 +2,14 @@ import type { SessionRecord, SsoOrigin, StoredSession } from './session.js';
 import type { SessionLookup } from './session-lookup.port.js';
 
 /**
- * Where sessions live. Shaped for key/value stores (Redis, Valkey, DynamoDB, memory), not for SQL:
- * every required operation touches one session, one user's sessions or one provider session, and
- * the store owns expiry (it is told, with each write, when it may forget the session). What only
- * some stores can do cheaply is an optional capability the store declares (`capabilities`); the
- * application then uses it, or its documented fallback. docs/stores.md says what a store must do,
- * may do, and why ("What a store must do", "What a store may do: optional capabilities", "Why: no
- * transaction spans two stores"); `gatehouse-testing/stores` proves it.
+ * The sessions as a plain unit of work sees them: create, find, touch and list, never end. Ending a
+ * session writes its audit record and reports it (`SessionEnding`, the one way), so the deleting
+ * operations are on `SessionStore` alone, which only that use case is handed (`EndingStore`).
+ * A store's own forgetting (its time-to-live, or the purge of timed-out rows) is not an ending.
  */
-export interface SessionStore {
-  /** What this store can do beyond the required operations; each absent when it cannot. */
-  readonly capabilities: SessionStoreCapabilities;
+export interface SessionKeeping {
+  /** What this store can do beyond the required operations, but end sessions; each absent when it cannot. */
+  readonly capabilities: KeepingCapabilities;
   /**
    * Stores a new session. `keepUntil` is when the store may forget it (its earlier time-out plus
    * a grace, `sessionKeepUntil`): until then it must be found; after, it may be gone.
@@ -26,15 +23,29 @@ export interface SessionStore {
   /** Moves last-seen forward (never back) and the session's `keepUntil` with it. */
   touch(tokenHash: string, now: Date, keepUntil: Date): Promise<void>;
   /**
-   * Deletes and returns the session with its provider tokens (the provider logout and a rotation
-   * need them), or null when there was none. Of two concurrent calls, one gets the session.
-   */
-  deleteByTokenHash(tokenHash: string): Promise<StoredSession | null>;
-  /**
    * Every session of the user (the per-user index), in any order, without provider tokens; timed
    * out ones not yet forgotten included. Bounded by SESSIONS_PER_USER_MAX.
    */
   listForUser(userId: string): Promise<SessionRecord[]>;
+}
+
+/**
+ * Where sessions live. Shaped for key/value stores (Redis, Valkey, DynamoDB, memory), not for SQL:
+ * every required operation touches one session, one user's sessions or one provider session, and
+ * the store owns expiry (it is told, with each write, when it may forget the session). What only
+ * some stores can do cheaply is an optional capability the store declares (`capabilities`); the
+ * application then uses it, or its documented fallback. docs/stores.md says what a store must do,
+ * may do, and why ("What a store must do", "What a store may do: optional capabilities", "Why: no
+ * transaction spans two stores"); `gatehouse-testing/stores` proves it.
+ */
+export interface SessionStore extends SessionKeeping {
+  /** What this store can do beyond the required operations; each absent when it cannot. */
+  readonly capabilities: SessionStoreCapabilities;
+  /**
+   * Deletes and returns the session with its provider tokens (the provider logout and a rotation
+   * need them), or null when there was none. Of two concurrent calls, one gets the session.
+   */
+  deleteByTokenHash(tokenHash: string): Promise<StoredSession | null>;
   /** Ends every session of the user except the one given; returns how many ended. */
   deleteAllForUser(userId: string, exceptTokenHash?: string): Promise<number>;
   /** Ends the user's session with this handle; false when the user has none with it. */
@@ -58,7 +69,16 @@ export interface SessionStore {
  * otherwise uses the fallback named here. Declared, never faked: a store that cannot do one well
  * leaves it out.
  */
-export interface SessionStoreCapabilities {
+export interface SessionStoreCapabilities extends KeepingCapabilities {
+  /**
+   * Ends every session of every user in one operation. Without it: the administrator's "end all"
+   * ends each user's sessions in turn (`deleteAllForUser`), user by user from the user store.
+   */
+  endAll?: EndAllSessions;
+}
+
+/** The capabilities a plain unit of work may use: all but "end all". */
+export interface KeepingCapabilities {
   /**
    * The store does not forget sessions by itself (a table): the periodic purge deletes timed-out
    * ones in batches. Without it: nothing to do, the store forgets at `keepUntil`.
@@ -70,11 +90,6 @@ export interface SessionStoreCapabilities {
    * (`pageOfSessions`), which gives the same answer.
    */
   paging?: SessionPaging;
-  /**
-   * Ends every session of every user in one operation. Without it: the administrator's "end all"
-   * ends each user's sessions in turn (`deleteAllForUser`), user by user from the user store.
-   */
-  endAll?: EndAllSessions;
   /**
    * The session with its user in one lookup (the hot path), when the store holds users too (the
    * SQL join). Without it: the session, then its user from the user store.

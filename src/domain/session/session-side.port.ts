@@ -1,5 +1,5 @@
-import type { ThrottleStore } from './login/throttle-store.port.js';
-import type { SessionStore } from './session/session-store.port.js';
+import type { ThrottleStore } from '../login/throttle-store.port.js';
+import type { SessionStore } from './session-store.port.js';
 
 /**
  * A session store of its own (Redis, memory, an embedder's): where sessions and login throttling

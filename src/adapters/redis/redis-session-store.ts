@@ -1,19 +1,24 @@
 import { createHash } from 'node:crypto';
-import type { Cluster } from 'ioredis';
 import {
   EXPIRED_SESSION_GRACE_MS,
-  type LoginMethod,
   type ProviderTokens,
   type SessionRecord,
   type SsoOrigin,
   type StoredSession,
 } from '../../domain/session/session.js';
 import type { SessionStore, SessionStoreCapabilities } from '../../domain/session/session-store.port.js';
-import { ENVIRONMENT_PROVIDER_ID } from '../../domain/sso/provider-registration.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-errors.js';
+import { execOnOneNode } from './redis-pipelines.js';
 import { connectedReplicasIn } from './redis-replication.js';
 import { type ScriptedPipeline, type ScriptedRedis, scriptedPipeline, withScripts } from './redis-scripts.js';
+import {
+  indexMember,
+  recordOf,
+  sessionOf,
+  type TakenSession,
+  tokenHashOfMember,
+} from './redis-session-record.js';
 
 export interface RedisSessionSettings {
   /** Prefix of every key (REDIS_KEY_PREFIX), so several deployments can share one Redis. */
@@ -24,69 +29,6 @@ export interface RedisSessionSettings {
    * master; 0 on one server (nothing to wait for).
    */
   replicaAcks?: { replicas: number; timeoutMs: number };
-}
-
-/** What the take script answers for a session it deleted: record, last-seen ms, provider tokens. */
-type TakenSession = [raw: string, lastSeen: string, tokens: string | null];
-
-/** The session record as stored (field `r`): short names, times in ms. */
-interface StoredRecord {
-  h: string;
-  u: string;
-  m: LoginMethod;
-  c: number;
-  e: number;
-  a: string | null;
-  g: string | null;
-  /** The provider id; absent on sessions written before providers were registered (`default`). */
-  sp?: string | null;
-  si: string | null;
-  ss: string | null;
-  sd: string | null;
-}
-
-function recordOf(session: StoredSession): StoredRecord {
-  return {
-    h: session.handle,
-    u: session.userId,
-    m: session.method,
-    c: session.createdAt.getTime(),
-    e: session.expiresAt.getTime(),
-    a: session.clientAddress,
-    g: session.userAgent,
-    sp: session.sso?.provider ?? null,
-    si: session.sso?.issuer ?? null,
-    ss: session.sso?.subject ?? null,
-    sd: session.sso?.sid ?? null,
-  };
-}
-
-function sessionOf(tokenHash: string, raw: string, lastSeenMs: string): SessionRecord {
-  const r = JSON.parse(raw) as StoredRecord;
-  return {
-    tokenHash,
-    handle: r.h,
-    userId: r.u,
-    method: r.m,
-    createdAt: new Date(r.c),
-    lastSeenAt: new Date(Number(lastSeenMs)),
-    expiresAt: new Date(r.e),
-    clientAddress: r.a,
-    userAgent: r.g,
-    sso:
-      r.si && r.ss
-        ? { provider: r.sp ?? ENVIRONMENT_PROVIDER_ID, issuer: r.si, subject: r.ss, sid: r.sd }
-        : null,
-  };
-}
-
-/** A user's index member: creation time first (zero-padded), so equal last-seen scores sort oldest first. */
-function indexMember(session: Pick<SessionRecord, 'createdAt' | 'tokenHash'>): string {
-  return `${String(session.createdAt.getTime()).padStart(15, '0')}:${session.tokenHash}`;
-}
-
-function tokenHashOfMember(member: string): string {
-  return member.slice(member.indexOf(':') + 1);
 }
 
 /**
@@ -104,7 +46,7 @@ function tokenHashOfMember(member: string): string {
  * indexes are written before the session and cleaned after it, so an index may name a session
  * that is gone (read as absent, removed when met), never miss one that exists.
  */
-export class RedisSessionRepository implements SessionStore {
+export class RedisSessionStore implements SessionStore {
   /**
    * None: Redis forgets each key at its time to live (no purge), and "end all" or paging would
    * need a SCAN of every key on every master; the application's fallbacks serve them instead.
@@ -374,39 +316,5 @@ export class RedisSessionRepository implements SessionStore {
       const session = (await this.allForUser(userId)).find((candidate) => candidate.handle === handle);
       return session ? (await this.take(session.tokenHash)) !== null : false;
     });
-  }
-}
-
-/** A pipeline's first failed command, thrown (each command's error is otherwise only in the results). */
-function throwPipelineError(
-  results: Array<[Error | null, unknown]> | null,
-): asserts results is Array<[Error | null, unknown]> {
-  if (!results) throw new Error('pipeline discarded');
-  for (const [error] of results) if (error) throw error;
-}
-
-const REDIRECTED = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/;
-
-/**
- * Runs a pipeline whose keyed commands share one slot, with WAIT or INFO after them, so those reach
- * the node that wrote. ioredis follows a cluster's redirections for a pipeline only when every
- * command in it is read-only, which WAIT is not: after a failover such a pipeline would keep
- * getting MOVED from a stale slot map. So a redirection here refreshes the map and runs the
- * pipeline again (its commands are idempotent: a deletion already done finds nothing), a few
- * times, about as long as a failover lasts; then the error is the answer (503).
- */
-async function execOnOneNode(
-  redis: ScriptedRedis,
-  build: () => { exec(): Promise<Array<[Error | null, unknown]> | null> },
-): Promise<Array<[Error | null, unknown]>> {
-  for (let attempt = 1; ; attempt++) {
-    const results = await build().exec();
-    const redirected = results?.find(([error]) => error && REDIRECTED.test(error.message));
-    if (!redirected || !redis.isCluster || attempt >= 5) {
-      throwPipelineError(results);
-      return results;
-    }
-    await new Promise<void>((resolve) => (redis as Cluster).refreshSlotsCache(() => resolve()));
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
 }

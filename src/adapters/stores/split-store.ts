@@ -1,8 +1,8 @@
 import type { ThrottleStore } from '../../domain/login/throttle-store.port.js';
 import type { SessionWithUser, StoredSession } from '../../domain/session/session.js';
+import type { SessionSide } from '../../domain/session/session-side.port.js';
 import type { SessionStore } from '../../domain/session/session-store.port.js';
-import type { SessionSide } from '../../domain/session-side.port.js';
-import type { Repositories, Store } from '../../domain/store.port.js';
+import type { EndingRepositories, EndingStore, Store } from '../../domain/store.port.js';
 
 /**
  * The Store when sessions and throttling live apart from users, directory and audit
@@ -21,7 +21,7 @@ import type { Repositories, Store } from '../../domain/store.port.js';
  * before its transaction commits, and a login holds the user's password row after creating its
  * session, so a change committed in between ends that login (and its session is deleted).
  */
-export class SplitStore implements Store {
+export class SplitStore implements EndingStore {
   readonly users;
   readonly directory;
   readonly audit;
@@ -35,7 +35,7 @@ export class SplitStore implements Store {
    * database's own user repository when none is given).
    */
   constructor(
-    private readonly database: Store,
+    private readonly database: EndingStore,
     private readonly side: SessionSide,
     private readonly sessionUsers: Pick<Store['users'], 'findByUserId'> = database.users,
   ) {
@@ -61,7 +61,7 @@ export class SplitStore implements Store {
     return user ? { session, user } : null;
   }
 
-  async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (repositories: EndingRepositories) => Promise<T>): Promise<T> {
     const created: string[] = [];
     const sessions = recordingCreates(this.side.sessions, created);
     try {
