@@ -6,8 +6,9 @@ export type { HttpApp, HttpTransport } from './adapters/http/http-app.js';
 export { listen, type RunningServer } from './adapters/http/server.js';
 export type { GatehouseState } from './adapters/http/state.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
+export { type Config, ConfigError, loadConfig } from './boot/config/config.js';
+export { createGatehouse, type Gatehouse, type GatehouseOptions } from './boot/gatehouse.js';
 export type { GatehouseUser } from './client/gatehouse-user.js';
-export { type Config, ConfigError, loadConfig } from './config/config.js';
 export type { Ids } from './domain/profile/ids.js';
 export type { Profile } from './domain/profile/profile.js';
 export type { SessionSide } from './domain/session-side.port.js';
@@ -21,5 +22,4 @@ export type {
   SsoTokenInterpreterFactory,
 } from './domain/sso/sso-token-interpreter.port.js';
 export type { User } from './domain/user/user.js';
-export { createGatehouse, type Gatehouse, type GatehouseOptions } from './gatehouse.js';
 export type { GatehouseSessionOptions } from './guards/guard-settings.js';

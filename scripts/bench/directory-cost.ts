@@ -9,8 +9,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ProviderDirectory } from '../../src/application/sso/provider-directory.js';
 import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
-import { registeredProviderParts } from '../../src/composition/registered-provider-parts.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { registeredProviderParts } from '../../src/boot/registered-provider-parts.js';
 import { type BenchRegistry, BY_BENCH, customerId } from './registry.js';
 import { round } from './stats.js';
 

@@ -8,8 +8,8 @@ import type { AdminDirectory } from '../application/admin/admin-directory.js';
 import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
 import type { ImportRecord, ImportUsers } from '../application/admin/import-users.js';
-import { TOKENS } from '../composition/tokens.js';
-import type { Config } from '../config/config.js';
+import type { Config } from '../boot/config/config.js';
+import { TOKENS } from '../boot/tokens.js';
 import { isDomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
 import { isUserLevel, type User } from '../domain/user/user.js';
@@ -474,7 +474,7 @@ async function report(error: unknown, io: ForwardedIo): Promise<number> {
     return EXIT_USAGE;
   }
   // Past the command line, the configuration has been loaded: no extra cost.
-  const { ConfigError } = await import('../config/config.js');
+  const { ConfigError } = await import('../boot/config/config.js');
   if (error instanceof ProbeFailed) {
     io.stderr.write(`error PROVIDER_TEST_FAILED: ${clean(error.message)}\n`);
     return EXIT_REFUSED;
@@ -571,7 +571,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(USAGE);
       return EXIT_OK;
     }
-    const { loadConfig } = await import('../config/config.js');
+    const { loadConfig } = await import('../boot/config/config.js');
     const config = loadConfig(io.env);
     const { runInService, serviceHolds } = await import('./admin-socket-client.js');
     // The embedded database held by the running service: the service runs the command (and
@@ -591,7 +591,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
     const [{ openServiceContainer }, { createLogger }] = await Promise.all([
-      import('../composition/service-container.js'),
+      import('../boot/service-container.js'),
       import('../adapters/logging/logger.js'),
     ]);
     const { container, applied } = await openServiceContainer({

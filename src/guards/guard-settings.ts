@@ -1,5 +1,5 @@
 import type { GuardSettings } from '../adapters/http/session-guard.js';
-import type { Gatehouse } from '../gatehouse.js';
+import type { Gatehouse } from '../boot/gatehouse.js';
 
 /**
  * The options of every embedded guard (`gatehouse/koa`, `gatehouse/express`, `gatehouse/fastify`),

@@ -3,7 +3,8 @@ import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import { type Config, loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver, type Gatehouse } from '../../src/boot/gatehouse.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import {
   EMPTY_ATTRIBUTES,
@@ -11,7 +12,6 @@ import {
   type UserAttributes,
   type UserLevel,
 } from '../../src/domain/user/user.js';
-import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
 import {
   openTestStore,
   type ServiceStoreKind,

@@ -3,10 +3,10 @@ import { SplitStore } from '../adapters/sql/split-store.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import type { SqlStore } from '../adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../adapters/sql/sql-user-lookup.js';
-import type { Config } from '../config/config.js';
 import type { SessionSide } from '../domain/session-side.port.js';
 import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Store } from '../domain/store.port.js';
+import type { Config } from './config/config.js';
 import { openSessionSide } from './open-session-side.js';
 import { openStore } from './open-store.js';
 

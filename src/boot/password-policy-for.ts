@@ -1,7 +1,7 @@
 import { loadCommonPasswords } from '../adapters/password/common-passwords.js';
 import { ZxcvbnStrengthEstimator } from '../adapters/password/zxcvbn-strength-estimator.js';
-import type { Config } from '../config/config.js';
 import { PasswordPolicy } from '../domain/password/password-policy.js';
+import type { Config } from './config/config.js';
 
 /** The words no password may be built on, whoever it is for. */
 const SERVICE_WORDS = ['gatehouse'];

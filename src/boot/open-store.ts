@@ -3,8 +3,8 @@ import type { Logger } from '../adapters/logging/logger.js';
 import { loadMigrations, type Migration, migrate } from '../adapters/sql/migrator.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
 import { SqlStore } from '../adapters/sql/sql-store.js';
-import type { Config } from '../config/config.js';
-import { projectRoot } from '../config/project-root.js';
+import type { Config } from './config/config.js';
+import { projectRoot } from './project-root.js';
 
 export function bundledMigrations(): Migration[] {
   return loadMigrations(join(projectRoot(), 'migrations'));

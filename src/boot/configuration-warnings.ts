@@ -1,5 +1,5 @@
 import type { Logger } from '../adapters/logging/logger.js';
-import type { Config } from '../config/config.js';
+import type { Config } from './config/config.js';
 
 /**
  * Settings that work but are weaker than they could be, said once at start-up. `sessionid` is the

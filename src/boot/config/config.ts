@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { ID_TOKEN_ALGORITHMS } from '../domain/sso/provider-registration.js';
+import { ID_TOKEN_ALGORITHMS } from '../../domain/sso/provider-registration.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })

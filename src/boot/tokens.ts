@@ -23,7 +23,6 @@ import type { RegistryWatch } from '../application/sso/registry-watch.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
-import type { Config, SessionStoreName } from '../config/config.js';
 import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
@@ -32,6 +31,7 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
+import type { Config, SessionStoreName } from './config/config.js';
 import type { SsoParts } from './sso-parts.js';
 
 /** Every binding's token, in one place. A token and its interface share a name. */

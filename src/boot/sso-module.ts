@@ -10,12 +10,12 @@ import { RegistryWatch } from '../application/sso/registry-watch.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import { SsoLogin } from '../application/sso-login.js';
 import { SsoLogout } from '../application/sso-logout.js';
-import { allowedInterpreterNames, type Config } from '../config/config.js';
 import { AddressThrottle } from '../domain/login/address-throttle.js';
 import { ADDRESS_FAILURE_FACTOR } from '../domain/login/login-throttle.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
+import { allowedInterpreterNames, type Config } from './config/config.js';
 import type { SsoParts } from './sso-parts.js';
 import { TOKENS } from './tokens.js';
 

@@ -3,9 +3,9 @@ import { memorySessionSide } from '../adapters/memory/memory-session-side.js';
 import { openSessionStoreModule, SessionStoreModuleError } from '../adapters/modules/session-store-module.js';
 import { redisSessionSide } from '../adapters/redis/redis-session-side.js';
 import { openRedis } from '../adapters/redis/redis-start.js';
-import { type Config, ConfigError } from '../config/config.js';
 import type { SessionSide } from '../domain/session-side.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
+import { type Config, ConfigError } from './config/config.js';
 
 /**
  * Where SESSION_STORE puts sessions and throttling: null for the database itself, this process

@@ -7,10 +7,10 @@ import {
   OpenIdClientProvider,
 } from '../adapters/openid/openid-client-provider.js';
 import type { ServedProvider, SsoProviderParts } from '../application/sso/sso-providers.js';
-import type { Config } from '../config/config.js';
 import type { OpenIdProvider } from '../domain/sso/openid-provider.port.js';
 import { ENVIRONMENT_PROVIDER_ID, type RegisteredProvider } from '../domain/sso/provider-registration.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
+import type { Config } from './config/config.js';
 import { registeredProviderParts } from './registered-provider-parts.js';
 import { tokenSealerFor } from './token-sealer-for.js';
 

@@ -11,7 +11,6 @@ import { SessionEnding } from '../application/session-ending.js';
 import { SessionIssuer } from '../application/session-issuer.js';
 import { SessionManagement } from '../application/session-management.js';
 import type { SessionSettings } from '../application/session-settings.js';
-import type { Config } from '../config/config.js';
 import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
@@ -19,6 +18,7 @@ import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
+import type { Config } from './config/config.js';
 import { TOKENS } from './tokens.js';
 
 /** One purge cycle deletes at most this many batches per table; the next cycle goes on. */

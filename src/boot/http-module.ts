@@ -23,9 +23,9 @@ import type { ProviderDirectory } from '../application/sso/provider-directory.js
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { SsoLogin } from '../application/sso-login.js';
 import type { SsoLogout } from '../application/sso-logout.js';
-import type { Config, SessionStoreName } from '../config/config.js';
-import { projectRoot } from '../config/project-root.js';
 import type { Store } from '../domain/store.port.js';
+import type { Config, SessionStoreName } from './config/config.js';
+import { projectRoot } from './project-root.js';
 import { TOKENS } from './tokens.js';
 
 /**

@@ -1,6 +1,6 @@
 import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
 import type { SecretSealing } from '../adapters/crypto/kept-secret.js';
-import type { Config } from '../config/config.js';
+import type { Config } from './config/config.js';
 
 /**
  * How the service's own secrets are sealed at rest: with TOKEN_ENCRYPTION_KEY (the previous keys

@@ -4,13 +4,13 @@ import { AdminProviders } from '../application/admin/admin-providers.js';
 import { AdminUsers } from '../application/admin/admin-users.js';
 import { ImportUsers } from '../application/admin/import-users.js';
 import type { SessionEnding } from '../application/session-ending.js';
-import { allowedInterpreterNames, type Config } from '../config/config.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
+import { allowedInterpreterNames, type Config } from './config/config.js';
 import { TOKENS } from './tokens.js';
 
 /**

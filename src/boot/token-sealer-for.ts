@@ -1,6 +1,6 @@
 import { AesTokenSealer } from '../adapters/crypto/aes-token-sealer.js';
-import type { Config } from '../config/config.js';
 import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
+import type { Config } from './config/config.js';
 
 /**
  * The sealer of provider tokens kept with sessions and of registered providers' secrets:

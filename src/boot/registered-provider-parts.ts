@@ -6,8 +6,8 @@ import {
   OpenIdClientProvider,
 } from '../adapters/openid/openid-client-provider.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
-import { BUILT_IN_INTERPRETER, type Config } from '../config/config.js';
 import type { RegisteredProvider } from '../domain/sso/provider-registration.js';
+import { BUILT_IN_INTERPRETER, type Config } from './config/config.js';
 
 /**
  * How a registered provider becomes its adapters: an OpenID client with its own issuer, client,
