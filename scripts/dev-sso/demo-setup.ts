@@ -4,7 +4,7 @@
  * `gatehouse provider add` (secrets sealed with TOKEN_ENCRYPTION_KEY, the change audited).
  */
 import type { AdminProviders } from '../../src/application/admin/admin-providers.js';
-import type { Gatehouse } from '../../src/boot/gatehouse.js';
+import type { ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
 import { TOKENS } from '../../src/boot/tokens.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
 import type { DemoCustomer } from './customers.js';

@@ -1,5 +1,10 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from '../adapters/logging/logger.js';
+import { AdminAudit } from '../application/admin/admin-audit.js';
+import { AdminDirectory } from '../application/admin/admin-directory.js';
+import { AdminProviders } from '../application/admin/admin-providers.js';
+import { AdminUsers } from '../application/admin/admin-users.js';
+import { ImportUsers } from '../application/admin/import-users.js';
 import { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import { Logout } from '../application/logout.js';
@@ -17,14 +22,15 @@ import type { PasswordHasher } from '../domain/password/password-hasher.port.js'
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
+import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
-import type { Config } from './config/config.js';
+import { allowedInterpreterNames, type Config } from './config/config.js';
 import { TOKENS } from './tokens.js';
 
 /** One purge cycle deletes at most this many batches per table; the next cycle goes on. */
 const PURGE_MAX_BATCHES_PER_CYCLE = 20;
 
-/** Use cases: plain classes, no decorators, bound with explicit tokens. */
+/** Use cases, the administration's included: plain classes, no decorators, bound with explicit tokens. */
 export const applicationModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.SessionSettings)
     .toResolvedValue(
@@ -171,4 +177,64 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       ],
     )
     .inSingletonScope();
+  // The administration use cases behind the `gatehouse` command and the facade's `admin`: the
+  // same store, hasher, policy and clock as the service's, and the same way to end sessions
+  // (audited and reported as `session_ended` lines).
+  bind(TOKENS.AdminUsers)
+    .toResolvedValue(
+      (
+        store: Store,
+        hasher: PasswordHasher,
+        policy: PasswordPolicy,
+        clock: Clock,
+        random: Random,
+        ending: SessionEnding,
+      ) => new AdminUsers(store, hasher, policy, clock, random, ending),
+      [
+        TOKENS.Store,
+        TOKENS.PasswordHasher,
+        TOKENS.PasswordPolicy,
+        TOKENS.Clock,
+        TOKENS.Random,
+        TOKENS.SessionEnding,
+      ],
+    )
+    .inSingletonScope();
+  bind(TOKENS.AdminDirectory)
+    .toResolvedValue((store: Store) => new AdminDirectory(store), [TOKENS.Store])
+    .inSingletonScope();
+  bind(TOKENS.AdminProviders)
+    .toResolvedValue(
+      (registry: ProviderRegistry | null, config: Config, clock: Clock, ending: SessionEnding) => {
+        if (!registry) throw new Error('this container was built without a provider registry');
+        // The rules `gatehouse provider` applies: interpreters the deployment allows, redirect URIs
+        // the environment's provider holds, and no secret accepted without a key to seal it.
+        return new AdminProviders(
+          registry,
+          {
+            interpreterNames: allowedInterpreterNames(config),
+            environmentRedirectUris: config.oidc?.redirectUris ?? [],
+            canSealSecrets: config.tokenEncryptionKey !== undefined,
+          },
+          clock,
+          ending,
+        );
+      },
+      [TOKENS.ProviderRegistry, TOKENS.Config, TOKENS.Clock, TOKENS.SessionEnding],
+    )
+    .inSingletonScope();
+  bind(TOKENS.ImportUsers)
+    .toResolvedValue(
+      (store: Store, hasher: PasswordHasher, clock: Clock, random: Random) =>
+        new ImportUsers(store, hasher, clock, random),
+      [TOKENS.Store, TOKENS.PasswordHasher, TOKENS.Clock, TOKENS.Random],
+    )
+    .inSingletonScope();
+  bind(TOKENS.AdminAudit)
+    .toResolvedValue((store: Store) => new AdminAudit(store), [TOKENS.Store])
+    .inSingletonScope();
+  // Loaded at the first probe: a command that tests no provider never loads the OpenID client.
+  bind(TOKENS.ProviderProbe).toConstantValue(async (target) =>
+    (await import('../adapters/openid/provider-probe.js')).probeProvider(target),
+  );
 });

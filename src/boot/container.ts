@@ -11,11 +11,12 @@ import { type Clock, systemClock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
-import { adminModule } from './admin-module.js';
 import { applicationModule } from './application-module.js';
 import { type Config, type SessionStoreName, sessionStoreName } from './config/config.js';
 import { httpModule } from './http-module.js';
+import { lifecycleModule } from './lifecycle-module.js';
 import { passwordModule } from './password-module.js';
+import type { ServiceRole } from './service-role.js';
 import { ssoModule } from './sso-module.js';
 import type { SsoParts } from './sso-parts.js';
 import { TOKENS } from './tokens.js';
@@ -37,6 +38,8 @@ export interface ContainerParts {
   providerRegistry?: ProviderRegistry;
   /** This instance's Prometheus metrics; without them nothing is counted and /metrics is absent. */
   metrics?: GatehouseMetrics | null;
+  /** What this container's lifecycle starts besides the core steps; default: an embedder's. */
+  role?: ServiceRole;
 }
 
 /** A container built without SSO parts: no environment provider, and none can be built. */
@@ -69,8 +72,9 @@ export function buildContainer(parts: ContainerParts): Container {
     .toConstantValue(parts.metrics?.sessionChecks ?? ignoredSessionChecks);
   container.bind(TOKENS.Metrics).toConstantValue(parts.metrics ?? null);
   container.bind(TOKENS.SsoParts).toConstantValue(parts.sso ?? NO_SSO);
+  container.bind(TOKENS.ServiceRole).toConstantValue(parts.role ?? { kind: 'embedded' });
   container.bind(TOKENS.ProviderRegistry).toConstantValue(parts.providerRegistry ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
-  container.load(passwordModule, applicationModule, adminModule, ssoModule, httpModule);
+  container.load(passwordModule, applicationModule, ssoModule, httpModule, lifecycleModule);
   return container;
 }

@@ -5,6 +5,11 @@ import { createLogger, type Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import { metricsRoutes } from '../adapters/metrics/metrics-routes.js';
 import type { SqlClient } from '../adapters/sql/sql-client.js';
+import type { AdminAudit } from '../application/admin/admin-audit.js';
+import type { AdminDirectory } from '../application/admin/admin-directory.js';
+import type { AdminProviders } from '../application/admin/admin-providers.js';
+import type { AdminUsers } from '../application/admin/admin-users.js';
+import type { ImportUsers } from '../application/admin/import-users.js';
 import type { LoginEvents } from '../application/login-events.js';
 import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
@@ -14,9 +19,10 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { Config } from './config/config.js';
-import { warnAboutConfiguration } from './configuration-warnings.js';
 import { createHttpApp } from './http-transport.js';
+import type { Lifecycle } from './lifecycle.js';
 import { openServiceContainer } from './service-container.js';
+import type { ServiceRole } from './service-role.js';
 import { TOKENS } from './tokens.js';
 
 export interface GatehouseOptions {
@@ -35,40 +41,61 @@ export interface GatehouseOptions {
   sessionStore?: SessionSide;
 }
 
+/** The administration use cases, as the `gatehouse` command runs them (docs/operations.md). */
+export interface GatehouseAdministration {
+  users: AdminUsers;
+  directory: AdminDirectory;
+  providers: AdminProviders;
+  importUsers: ImportUsers;
+  audit: AdminAudit;
+}
+
 /**
- * An embedded Gatehouse. Everything in it is a port or a service object taken from its container;
- * no database type: the database is reached through `store`, as the service's own code reaches it.
+ * An embedded Gatehouse: what an embedder serves, guards and administers with. No container and
+ * no store: everything reaches the database through the use cases, as the service's own code does.
  */
 export interface Gatehouse {
   /** The API on the transport HTTP_TRANSPORT names (Koa or Fastify): serve it with `listen`. */
   app: HttpApp;
   /**
+   * With METRICS_PORT set, the app serving `/metrics` (and nothing else) for a listener of its
+   * own on `config.metrics` (the service starts it); null when /metrics is on the main app.
+   */
+  metricsApp: HttpApp | null;
+  /** This instance's Prometheus metrics, on a registry of its own. */
+  metrics: GatehouseMetrics;
+  config: Config;
+  logger: Logger;
+  /**
+   * The guard source: the session check the guards of `gatehouse/koa`, `gatehouse/express` and
+   * `gatehouse/fastify` call (with `config`'s cookie name and trusted origins).
+   */
+  authenticator: SessionAuthenticator;
+  admin: GatehouseAdministration;
+  /** Stops the start-up work (the purge, the providers' watch) and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * The facade as the service and the tests hold it: also the container and the store. Not exported
+ * by the package (src/index.ts exports `Gatehouse`).
+ */
+export interface ServiceGatehouse extends Gatehouse {
+  container: Container;
+  /**
    * The store the service uses: users, directory and audit in the database, sessions and login
    * throttling where SESSION_STORE (or `sessionStore`) puts them.
    */
   store: Store;
-  container: Container;
-  config: Config;
-  logger: Logger;
-  authenticator: SessionAuthenticator;
-  /** This instance's Prometheus metrics, on a registry of its own. */
-  metrics: GatehouseMetrics;
-  /**
-   * With METRICS_PORT set, the app serving `/metrics` (and nothing else) for a listener of its
-   * own on `config.metrics` (main.ts starts it); null when /metrics is on the main app.
-   */
-  metricsApp: HttpApp | null;
-  /**
-   * The periodic purge of dead sessions, stale throttling rows and old audit events, started
-   * here (every PURGE_INTERVAL_S; unref'd) and stopped by close(). `runOnce()` runs one cycle now.
-   */
+  /** The periodic purge (every PURGE_INTERVAL_S; unref'd): `runOnce()` runs one cycle now. */
   purger: Purger;
-  close(): Promise<void>;
 }
 
 /** Opens the store (migrating it), builds the container and the HTTP app of the configured transport. */
-export function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
-  return openGatehouse(options);
+export async function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
+  const { app, metricsApp, metrics, config, logger, authenticator, admin, close } =
+    await openGatehouse(options);
+  return { app, metricsApp, metrics, config, logger, authenticator, admin, close };
 }
 
 /**
@@ -78,11 +105,26 @@ export function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
 export async function createGatehouseOver(
   sqlClient: SqlClient,
   options: GatehouseOptions,
-): Promise<Gatehouse> {
+): Promise<ServiceGatehouse> {
   return openGatehouse(options, sqlClient);
 }
 
-async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): Promise<Gatehouse> {
+/**
+ * The service process's Gatehouse (src/boot/main.ts): its lifecycle also bootstraps, warms the
+ * hasher up, opens the administration socket and listens.
+ */
+export function openServiceGatehouse(
+  options: GatehouseOptions,
+  role: ServiceRole,
+): Promise<ServiceGatehouse> {
+  return openGatehouse(options, undefined, role);
+}
+
+async function openGatehouse(
+  options: GatehouseOptions,
+  sqlClient?: SqlClient,
+  role?: ServiceRole,
+): Promise<ServiceGatehouse> {
   const { config } = options;
   const { container } = await openServiceContainer({
     config,
@@ -94,20 +136,14 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
     ...(options.random ? { random: options.random } : {}),
     ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),
     ...(options.loginEvents ? { loginEvents: options.loginEvents } : {}),
+    ...(role ? { role } : {}),
   });
   const store = container.get(TOKENS.Store);
+  let lifecycle: Lifecycle | null = null;
   try {
     const logger = container.get(TOKENS.Logger);
     const metrics = container.get(TOKENS.Metrics);
     if (!metrics) throw new Error('createGatehouse: the container was built without metrics');
-    warnAboutConfiguration(config, logger);
-    // The device-proof key is read before the first request (and, with TOKEN_ENCRYPTION_KEY, sealed
-    // where it lies): one this instance cannot open stops the start-up here, naming the variable.
-    await container.get(TOKENS.DeviceProofKey).read();
-    // Every enabled registered provider is loaded before the first request. One that cannot be
-    // (secrets under another key, a redirect URI of OIDC_REDIRECT_URIS, an interpreter that fails
-    // or never settles) is logged and refused alone: the service starts and serves the others.
-    await container.get(TOKENS.ProviderDirectory).refresh();
     const authenticator = container.get(TOKENS.SessionAuthenticator);
     const transport = config.http.transport;
     const proxy = { trustedProxyHops: config.http.trustedProxyHops };
@@ -128,10 +164,11 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
             }),
             proxy,
           );
-    const registryWatch = container.get(TOKENS.RegistryWatch);
-    registryWatch.start();
-    const purger = container.get(TOKENS.Purger);
-    purger.start();
+    container.bind(TOKENS.HttpApps).toConstantValue({ app, metricsApp });
+    lifecycle = container.get(TOKENS.Lifecycle);
+    // Closes what it had started (the store included) when a step fails.
+    await lifecycle.start();
+    const stop = lifecycle;
     return {
       app,
       metrics,
@@ -141,14 +178,18 @@ async function openGatehouse(options: GatehouseOptions, sqlClient?: SqlClient): 
       config,
       logger,
       authenticator,
-      purger,
-      close: async () => {
-        await Promise.all([purger.stop(), registryWatch.stop()]);
-        await store.close();
+      admin: {
+        users: container.get(TOKENS.AdminUsers),
+        directory: container.get(TOKENS.AdminDirectory),
+        providers: container.get(TOKENS.AdminProviders),
+        importUsers: container.get(TOKENS.ImportUsers),
+        audit: container.get(TOKENS.AdminAudit),
       },
+      purger: container.get(TOKENS.Purger),
+      close: () => stop.stop(),
     };
   } catch (error) {
-    await store.close();
+    if (!lifecycle) await store.close();
     throw error;
   }
 }

@@ -1,8 +1,11 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { KeptSecret } from '../adapters/crypto/kept-secret.js';
+import type { HttpApp } from '../adapters/http/http-app.js';
 import type { HttpCore } from '../adapters/http/http-core.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
+import type { ProbeResult, ProbeTarget } from '../adapters/openid/provider-probe.js';
+import type { AdminAudit } from '../application/admin/admin-audit.js';
 import type { AdminDirectory } from '../application/admin/admin-directory.js';
 import type { AdminProviders } from '../application/admin/admin-providers.js';
 import type { AdminUsers } from '../application/admin/admin-users.js';
@@ -32,6 +35,8 @@ import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { Config, SessionStoreName } from './config/config.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { ServiceRole } from './service-role.js';
 import type { SsoParts } from './sso-parts.js';
 
 /** Every binding's token, in one place. A token and its interface share a name. */
@@ -65,6 +70,11 @@ export const TOKENS = {
   AdminDirectory: Symbol.for('gatehouse.AdminDirectory') as ServiceIdentifier<AdminDirectory>,
   AdminProviders: Symbol.for('gatehouse.AdminProviders') as ServiceIdentifier<AdminProviders>,
   ImportUsers: Symbol.for('gatehouse.ImportUsers') as ServiceIdentifier<ImportUsers>,
+  AdminAudit: Symbol.for('gatehouse.AdminAudit') as ServiceIdentifier<AdminAudit>,
+  /** `provider test`: fetches a provider's discovery and keys (the OpenID client, loaded when called). */
+  ProviderProbe: Symbol.for('gatehouse.ProviderProbe') as ServiceIdentifier<
+    (target: ProbeTarget) => Promise<ProbeResult>
+  >,
   Logout: Symbol.for('gatehouse.Logout') as ServiceIdentifier<Logout>,
   ChangePassword: Symbol.for('gatehouse.ChangePassword') as ServiceIdentifier<ChangePassword>,
   SessionManagement: Symbol.for('gatehouse.SessionManagement') as ServiceIdentifier<SessionManagement>,
@@ -80,4 +90,13 @@ export const TOKENS = {
   SsoLogout: Symbol.for('gatehouse.SsoLogout') as ServiceIdentifier<SsoLogout>,
   BackchannelLogout: Symbol.for('gatehouse.BackchannelLogout') as ServiceIdentifier<BackchannelLogout>,
   HttpCore: Symbol.for('gatehouse.HttpCore') as ServiceIdentifier<HttpCore>,
+  /** The apps the facade built (bound once built): the lifecycle's listeners serve them. */
+  HttpApps: Symbol.for('gatehouse.HttpApps') as ServiceIdentifier<{
+    app: HttpApp;
+    metricsApp: HttpApp | null;
+  }>,
+  /** Which process this container serves: what its lifecycle starts besides the core steps. */
+  ServiceRole: Symbol.for('gatehouse.ServiceRole') as ServiceIdentifier<ServiceRole>,
+  /** Start-up and shutdown work, one ordered list of steps (lifecycle-module.ts). */
+  Lifecycle: Symbol.for('gatehouse.Lifecycle') as ServiceIdentifier<Lifecycle>,
 } as const;

@@ -4,7 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { loadConfig } from '../../src/boot/config/config.js';
-import { createGatehouseOver, type Gatehouse, type GatehouseOptions } from '../../src/boot/gatehouse.js';
+import {
+  createGatehouseOver,
+  type ServiceGatehouse as Gatehouse,
+  type GatehouseOptions,
+} from '../../src/boot/gatehouse.js';
 import { TOKENS } from '../../src/boot/tokens.js';
 import type { Store } from '../../src/domain/store.port.js';
 import { openTestPglite } from '../support/databases.js';

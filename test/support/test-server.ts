@@ -4,7 +4,7 @@ import { createLogger } from '../../src/adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { type Config, loadConfig } from '../../src/boot/config/config.js';
-import { createGatehouseOver, type Gatehouse } from '../../src/boot/gatehouse.js';
+import { createGatehouseOver, type ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import {
   EMPTY_ATTRIBUTES,
