@@ -1,6 +1,6 @@
 import { planAudit } from './audit-command.js';
-import { clean, parse, quoted, refusePasswordArgument, unknownSubcommand } from './command-line.js';
-import type { CommandContext, Plan } from './command-plan.js';
+import { parse, quoted, refusePasswordArgument, unknownSubcommand } from './command-line.js';
+import type { Plan } from './command-plan.js';
 import { planImport } from './import-command.js';
 import { planProvider } from './provider-command.js';
 import { UsageError } from './usage.js';
