@@ -13,6 +13,7 @@ import type { Config } from './config/config.js';
 import { buildContainer } from './container.js';
 import { openServiceStore } from './open-service-store.js';
 import { openSqlClient } from './open-store.js';
+import type { ServiceRole } from './service-role.js';
 import { tokenSealerFor } from './token-sealer-for.js';
 
 export interface ServiceContainerOptions {
@@ -32,6 +33,8 @@ export interface ServiceContainerOptions {
    * without them.
    */
   serving?: { oidcFetch?: typeof fetch };
+  /** Which process the container serves (its lifecycle's steps); default: an embedder's. */
+  role?: ServiceRole;
 }
 
 export interface ServiceContainer {
@@ -85,6 +88,7 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
       // TOKEN_ENCRYPTION_KEY (without it nothing is sealed: adding is refused, naming it).
       providerRegistry: new SqlProviderRegistry(client, sso?.sealer ?? tokenSealerFor(config)),
       metrics,
+      ...(options.role ? { role: options.role } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.random ? { random: options.random } : {}),
       ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),
