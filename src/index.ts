@@ -7,7 +7,12 @@ export { listen, type RunningServer } from './adapters/http/server.js';
 export type { GatehouseState } from './adapters/http/state.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
 export { type Config, ConfigError, loadConfig } from './boot/config/config.js';
-export { createGatehouse, type Gatehouse, type GatehouseOptions } from './boot/gatehouse.js';
+export {
+  createGatehouse,
+  type Gatehouse,
+  type GatehouseAdministration,
+  type GatehouseOptions,
+} from './boot/gatehouse.js';
 export type { GatehouseUser } from './client/gatehouse-user.js';
 export type { Ids } from './domain/profile/ids.js';
 export type { Profile } from './domain/profile/profile.js';
