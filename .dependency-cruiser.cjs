@@ -3,13 +3,12 @@
  * "Dependency rules"). `npm run check:architecture` runs them over src/; `npm run check` includes it.
  * test/unit/architecture-rules.test.ts shows each rule failing on a violating tree and passing on a clean one.
  *
- * The wiring room is src/boot. The rules also name the folders and files it is made from on the older
- * layout (src/composition, src/config, the facade src/gatehouse.ts, the entry points src/main.ts and
- * src/start.cts), so they hold while the move is under way and afterwards alike.
+ * The wiring room is src/boot, with the two process entries that only call it (src/main.ts,
+ * src/start.cts).
  */
 
 /** The one place that builds the object graph: container, configuration, facade, entry points. */
-const WIRING_ROOM = '^src/(boot|composition|config)/|^src/(gatehouse|main)\\.ts$|^src/start\\.cts$';
+const WIRING_ROOM = '^src/boot/|^src/main\\.ts$|^src/start\\.cts$';
 
 /** Inversify and its parts (`@inversifyjs/*`), wherever the resolver finds them. */
 const INVERSIFY = '(^|/)node_modules/(inversify|@inversifyjs/[^/]+|reflect-metadata)/';
@@ -49,9 +48,8 @@ module.exports = {
       severity: 'error',
       comment:
         'An adapter is plugged in by the wiring room, never the other way round: it takes plain options and ' +
-        'ports, not the container, its tokens, the configuration schema or the facade. The guards of the ' +
-        "package's framework entries (src/guards, on the older layout) are adapters too: they take a " +
-        'structural source, not the facade type.',
+        'ports, not the container, its tokens, the configuration schema or the facade. The package\'s ' +
+        'framework entries (src/guards, one-line re-exports of the skins) are held to the same rule.',
       from: { path: '^src/(adapters|guards)/' },
       to: { path: WIRING_ROOM },
     },

@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { format } from 'node:util';
-import { projectRoot } from '../src/config/project-root.js';
+import { projectRoot } from '../src/boot/project-root.js';
 import { benchOptionsFromEnv } from './bench/options.js';
 import { runBench } from './bench/run.js';
 

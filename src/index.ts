@@ -7,8 +7,14 @@ export { listen, type RunningServer } from './adapters/http/server.js';
 export type { GatehouseSessionOptions, SessionGuardSource } from './adapters/http/session-guard.js';
 export type { GatehouseState } from './adapters/http/state.js';
 export type { AuthenticatedSession, SessionView } from './application/session-authenticator.js';
+export { type Config, ConfigError, loadConfig } from './boot/config/config.js';
+export {
+  createGatehouse,
+  type Gatehouse,
+  type GatehouseAdministration,
+  type GatehouseOptions,
+} from './boot/gatehouse.js';
 export type { GatehouseUser } from './client/gatehouse-user.js';
-export { type Config, ConfigError, loadConfig } from './config/config.js';
 export type { Ids } from './domain/profile/ids.js';
 export type { Profile } from './domain/profile/profile.js';
 export type { SessionSide } from './domain/session/session-side.port.js';
@@ -22,4 +28,3 @@ export type {
   SsoTokenInterpreterFactory,
 } from './domain/sso/sso-token-interpreter.port.js';
 export type { User } from './domain/user/user.js';
-export { createGatehouse, type Gatehouse, type GatehouseOptions } from './gatehouse.js';

@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { registeredProviderParts } from '../../src/adapters/openid/provider-parts.js';
 import { ProviderDirectory } from '../../src/application/sso/provider-directory.js';
 import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { type BenchRegistry, BY_BENCH, customerId } from './registry.js';
 import { round } from './stats.js';
 

@@ -4,9 +4,9 @@
  * `gatehouse provider add` (secrets sealed with TOKEN_ENCRYPTION_KEY, the change audited).
  */
 import type { AdminProviders } from '../../src/application/admin/admin-providers.js';
-import { TOKENS } from '../../src/composition/tokens.js';
+import type { ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
-import type { Gatehouse } from '../../src/gatehouse.js';
 import type { DemoCustomer } from './customers.js';
 
 /** Where a customer's provider runs, as the playground started it. */

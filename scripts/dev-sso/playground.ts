@@ -21,9 +21,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
-import { TOKENS } from '../../src/composition/tokens.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createGatehouse, type Gatehouse } from '../../src/gatehouse.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { type ServiceGatehouse as Gatehouse, openServiceGatehouse } from '../../src/boot/gatehouse.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import { startTestProvider, type TestProvider } from '../../test/support/oidc/test-provider.js';
 import { ACME_INTERPRETER_MODULE, DEMO_CUSTOMERS, type DemoCustomer } from './customers.js';
 import { adminProviders, registerCustomerProvider, seedCustomerDirectory } from './demo-setup.js';
@@ -240,7 +240,10 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         options.env?.TOKEN_ENCRYPTION_KEY ?? tokenEncryptionKey(dataDir, temporaryDataDir),
       SSO_INTERPRETERS: interpreterMap(options.env?.SSO_INTERPRETERS),
     });
-    const gatehouse = await createGatehouse({ config, logger: createLogger(config.logLevel) });
+    const gatehouse = await openServiceGatehouse(
+      { config, logger: createLogger(config.logLevel) },
+      { kind: 'embedded' },
+    );
     cleanups.push(() => gatehouse.close());
 
     // 4. What an operator does when a customer signs: tenant, groups, users, then its provider.

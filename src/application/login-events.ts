@@ -23,7 +23,7 @@ export interface LoginEvents {
   passwordChanged(event: { userId: string }): void;
   /**
    * An attempt refused by a throttle before any password or token was checked (429). Optional: a
-   * listener that does not care leaves it out. Emitted around the throttle (src/composition).
+   * listener that does not care leaves it out. Emitted around the throttle (src/boot).
    */
   loginThrottled?(
     event:

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { currentHolder, DataDirInUseError } from '../adapters/sql/data-dir-lock.js';
+import { currentHolder, DataDirInUseError } from '../boot/command-failures.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import {
   adminSocketPath,

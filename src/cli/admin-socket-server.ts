@@ -1,6 +1,5 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import type { Logger } from '../adapters/logging/logger.js';
 import {
   adminSocketPath,
   type CommandRequest,
@@ -9,6 +8,13 @@ import {
   MAX_REQUEST_BYTES,
   parseRequest,
 } from './admin-socket-protocol.js';
+
+/** The service's log, as the socket writes to it (the service's logger fits). */
+export interface SocketLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 /** Where a command run for a caller writes: sent back to it as frames. */
 export interface ForwardedIo {
@@ -41,7 +47,7 @@ const MAX_CONNECTIONS = 16;
  */
 export async function startAdminSocket(options: {
   dataDir: string;
-  logger: Logger;
+  logger: SocketLog;
   run: RunForwarded;
 }): Promise<AdminSocket | null> {
   const { logger } = options;
@@ -127,7 +133,7 @@ function readRequest(socket: Socket, then: (request: CommandRequest) => void): v
   });
 }
 
-async function runOne(socket: Socket, request: CommandRequest, run: RunForwarded, logger: Logger) {
+async function runOne(socket: Socket, request: CommandRequest, run: RunForwarded, logger: SocketLog) {
   const command = request.argv.slice(0, 2).join(' ');
   let status: number;
   try {

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import { notFound } from '../application/admin/directory-writes.js';
+import type { AdminAudit } from '../application/admin/admin-audit.js';
 import type { AuditRecord } from '../domain/audit/audit-event.js';
-import type { Store } from '../domain/store.port.js';
 import { escapeForDisplay } from '../domain/user/username.js';
 import { UsageError } from './usage.js';
 
@@ -14,7 +13,7 @@ const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** What the audit command needs of the CLI's context (a subset of cli.ts's). */
 export interface AuditCommandContext {
-  store: Store;
+  audit: AdminAudit;
   out(line: string): void;
 }
 
@@ -97,15 +96,13 @@ export function planAudit(args: readonly string[], now: () => Date = () => new D
     async run(context: AuditCommandContext): Promise<void> {
       if (username === undefined) {
         // Every subject: users, registered providers, and failures that match no account.
-        const records = await context.store.audit.listSince(since ?? new Date(0), limit);
+        const records = await context.audit.listSince(since ?? new Date(0), limit);
         const plural = records.length === 1 ? '' : 's';
         context.out(`${records.length} audit event${plural}${since ? ` since ${since.toISOString()}` : ''}`);
         for (const record of records) context.out(`  ${formatAuditRecord(record, { withUser: true })}`);
         return;
       }
-      const user = await context.store.users.findByUsername(username);
-      if (!user) throw notFound(`no user ${JSON.stringify(username)}`);
-      const records = await context.store.audit.listForUser(user.userId, {
+      const { user, records } = await context.audit.listForUser(username, {
         ...(since ? { since } : {}),
         limit,
       });

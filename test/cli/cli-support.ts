@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, inject } from 'vitest';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
 import { openTestPostgres, pgEnabled, type StoreKind, testMigrations } from '../support/databases.js';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.

@@ -27,9 +27,7 @@ async function modulesLoadedBy(
  * What only running a command needs: the configuration, the wiring, stores, any package (but tsx
  * and esbuild, which run the TypeScript here; and the container's keys, a table of symbols).
  */
-const SERVICE_MODULE =
-  /\/node_modules\/(?!tsx\/|esbuild\/)|\/src\/(config|composition\/(?!tokens\.)|adapters\/(?!sql\/(data-dir-lock|store-errors)\.))/;
-/\/node_modules\/|\/src\/(composition|config|adapters\/(?!sql\/(data-dir-lock|store-errors)\.))/;
+const SERVICE_MODULE = /\/node_modules\/(?!tsx\/|esbuild\/)|\/src\/(boot\/(?!tokens\.)|adapters\/)/;
 
 describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('prints the usage on help, exit 0', async () => {
@@ -59,7 +57,7 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
     expect(run.code).toBe(2);
     expect(run.modules.filter((url) => SERVICE_MODULE.test(url))).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/\/src\/config\/config\.ts$/),
+        expect.stringMatching(/\/src\/boot\/config\/config\.ts$/),
         expect.stringMatching(/\/node_modules\/zod\//),
       ]),
     );

@@ -7,7 +7,7 @@
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
 import { ONE_PROCESS_STORES, pgEnabled } from '../support/databases.js';

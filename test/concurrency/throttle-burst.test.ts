@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import {
   ALL_SERVICE_STORES,

@@ -8,8 +8,8 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver, type ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
 import { openTestPglite } from '../support/databases.js';
 import { report } from './support/timing.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { HookedHasher } from '../support/hooked-hasher.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';
 

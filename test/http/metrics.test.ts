@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { pgEnabled, TRANSPORT_TARGETS } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { openTestStore } from '../support/databases.js';
 import { HookedHasher } from '../support/hooked-hasher.js';

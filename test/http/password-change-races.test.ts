@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import { ALL_SERVICE_STORES, pgEnabled } from '../support/databases.js';
 import { HookedHasher } from '../support/hooked-hasher.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { createGatehouseOver } from '../../src/gatehouse.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver } from '../../src/boot/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { seedUser, startTestServer, TEST_ENV, TestClient, type TestServer } from '../support/test-server.js';

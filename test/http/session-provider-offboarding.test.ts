@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
 import { SessionAuthenticator } from '../../src/application/session-authenticator.js';
-import { TOKENS } from '../../src/composition/tokens.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import { hashSessionToken, newSessionToken } from '../../src/domain/session/session-token.js';
 import { isDomainError } from '../../src/domain/shared/domain-error.js';
 import { contractSession, contractSsoData } from '../../src/testing/stores.js';

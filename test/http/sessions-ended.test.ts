@@ -5,7 +5,7 @@
  * an administrator's revocations, disabling, and (below) SSO and back-channel logout.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS } from '../../src/composition/tokens.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import { ProviderTap, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { POLICY_TARGETS } from '../support/databases.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';

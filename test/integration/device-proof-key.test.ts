@@ -14,10 +14,10 @@ import { KeptSecret, type SecretSealing } from '../../src/adapters/crypto/kept-s
 import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlServiceSecrets } from '../../src/adapters/sql/sql-service-secrets.js';
-import { TOKENS } from '../../src/composition/tokens.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver } from '../../src/boot/gatehouse.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import type { ServiceSecrets } from '../../src/domain/shared/service-secrets.port.js';
-import { createGatehouseOver } from '../../src/gatehouse.js';
 import { openTestPglite } from '../support/databases.js';
 import { TEST_ENV } from '../support/test-server.js';
 

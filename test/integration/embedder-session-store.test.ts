@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { memorySessionSide } from '../../src/adapters/memory/memory-session-side.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver, type ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
 import type { SessionSide } from '../../src/domain/session/session-side.port.js';
 import { systemClock } from '../../src/domain/shared/clock.port.js';
-import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
 import { openTestPglite } from '../support/databases.js';
 import { TEST_ENV } from '../support/test-server.js';
 

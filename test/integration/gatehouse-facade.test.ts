@@ -3,10 +3,14 @@
  * container's own (the container the service and the command also build), and no database type.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { TOKENS } from '../../src/composition/tokens.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import {
+  createGatehouseOver,
+  type ServiceGatehouse as Gatehouse,
+  type GatehouseOptions,
+} from '../../src/boot/gatehouse.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import type { Store } from '../../src/domain/store.port.js';
-import { createGatehouseOver, type Gatehouse, type GatehouseOptions } from '../../src/gatehouse.js';
 import { openTestPglite } from '../support/databases.js';
 import { TEST_ENV } from '../support/test-server.js';
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataDirNotPrivateError } from '../../src/adapters/sql/private-data-dir.js';
-import { openStore } from '../../src/composition/open-store.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { openStore } from '../../src/boot/open-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gatehouse-datadir-'));
 

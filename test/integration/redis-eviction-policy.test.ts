@@ -4,8 +4,8 @@
  * warns that the policy could not be checked. Each on a real redis-server of the test's own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { createGatehouseOver } from '../../src/gatehouse.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver } from '../../src/boot/gatehouse.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startTestServer, TEST_ENV, type TestServer } from '../support/test-server.js';

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 
 const ROOT = projectRoot();
 const NOT_CHECKED = /^<!-- snippet: not-checked: \S.*-->$/;

@@ -24,7 +24,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 import {
   interpretationRefusal,
   SsoInterpretationError as ServiceSsoInterpretationError,
@@ -89,7 +89,7 @@ describe('the packages, installed from their tarballs', () => {
     const { stdout } = await run('tar', ['-tzf', tarball.gatehouse], { maxBuffer: 16 * 1024 * 1024 });
     const files = stdout.trim().split('\n');
     expect(files).toContain('package/bin/gatehouse.js');
-    expect(files).toContain('package/dist/src/gatehouse.js');
+    expect(files).toContain('package/dist/src/boot/gatehouse.js');
     expect(files.some((file) => file.startsWith('package/migrations/'))).toBe(true);
     expect(files.filter((file) => /^package\/(test|scripts|docs|\.ci)\//.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);

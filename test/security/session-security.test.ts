@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
 import { AdminUsers } from '../../src/application/admin/admin-users.js';
-import { TOKENS } from '../../src/composition/tokens.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import {

@@ -12,7 +12,7 @@ import { AesTokenSealer } from '../../src/adapters/crypto/aes-token-sealer.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registry.js';
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
-import { TOKENS } from '../../src/composition/tokens.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import { nonce, REDIRECT_URI, type SsoLoginOptions, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
 import { openTestPglite } from '../support/databases.js';
 import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';

@@ -6,7 +6,7 @@ import { SqlProviderRegistry } from '../../src/adapters/sql/sql-provider-registr
 import { SqlDirectoryRepository } from '../../src/adapters/sql/sql-user-repository.js';
 import { ProviderDirectory } from '../../src/application/sso/provider-directory.js';
 import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import { isDomainError } from '../../src/domain/shared/domain-error.js';
 import { openTestPglite } from '../support/databases.js';
 import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';

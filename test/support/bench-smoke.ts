@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BenchReport } from '../../scripts/bench/run.js';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 import { dieWithTestProcess } from './reaper.js';
 
 const root = projectRoot();

@@ -22,7 +22,7 @@ import { SqlSessionLookup } from '../../src/adapters/sql/sql-session-lookup.js';
 import { SqlSessionStore } from '../../src/adapters/sql/sql-session-store.js';
 import { SqlThrottleStore } from '../../src/adapters/sql/sql-throttle-store.js';
 import { SqlDirectoryRepository, SqlUserRepository } from '../../src/adapters/sql/sql-user-repository.js';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.
 import type {} from './global-setup.js';
 

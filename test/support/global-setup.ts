@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadMigrations, migrate } from '../../src/adapters/sql/migrator.js';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 import { startTestCluster } from './redis-cluster.js';
 import { startTestRedis } from './redis-server.js';
 

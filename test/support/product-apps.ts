@@ -9,7 +9,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
-import type { Gatehouse } from '../../src/gatehouse.js';
+import type { ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
 import { gatehouseSession as expressSession } from '../../src/guards/express.js';
 import { gatehouseSession as fastifySession } from '../../src/guards/fastify.js';
 import { type GatehouseState, gatehouseSession as koaSession } from '../../src/guards/koa.js';

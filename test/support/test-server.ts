@@ -3,8 +3,9 @@ import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { createLogger } from '../../src/adapters/logging/logger.js';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
-import { TOKENS } from '../../src/composition/tokens.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import { type Config, loadConfig } from '../../src/boot/config/config.js';
+import { createGatehouseOver, type ServiceGatehouse as Gatehouse } from '../../src/boot/gatehouse.js';
+import { TOKENS } from '../../src/boot/tokens.js';
 import type { PasswordHasher } from '../../src/domain/password/password-hasher.port.js';
 import type { EndingStore } from '../../src/domain/store.port.js';
 import {
@@ -13,7 +14,6 @@ import {
   type UserAttributes,
   type UserLevel,
 } from '../../src/domain/user/user.js';
-import { createGatehouseOver, type Gatehouse } from '../../src/gatehouse.js';
 import {
   openTestStore,
   type ServiceStoreKind,

@@ -1,14 +1,14 @@
 /**
  * Issue 30, item 6: the hexagon's rules in `.dependency-cruiser.cjs` (run over src/ by
  * `npm run check:architecture`). Each rule is shown failing on a small tree that breaks it and
- * passing on clean trees of both layouts: the older one (src/composition, src/config, the facade in
- * src/gatehouse.ts) and the target one (src/boot). The trees live in test/fixtures/architecture.
+ * passing on a clean tree of our layout (src/boot the wiring room). The trees live in
+ * test/fixtures/architecture.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cruise, type IConfiguration, type ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 
 const ROOT = projectRoot();
 const FIXTURES = join(ROOT, 'test/fixtures/architecture');
@@ -45,8 +45,8 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     }
   });
 
-  it.each(['clean-older-layout', 'clean-boot-layout'])('passes a clean tree: %s', async (fixture) => {
-    expect(await violations(fixture)).toEqual([]);
+  it('passes a clean tree', async () => {
+    expect(await violations('clean-boot-layout')).toEqual([]);
   });
 
   it('refuses a cycle of type-only imports', async () => {
@@ -83,17 +83,16 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     ]);
   });
 
-  it('refuses the application an adapter, the wiring room (either layout), the command, a package', async () => {
+  it('refuses the application an adapter, the wiring room, the command, a package', async () => {
     const found = await violations('application-imports-outside');
     expect(new Set(found.map(({ rule }) => rule))).toEqual(
       new Set(['application-imports-only-domain-and-application']),
     );
     expect(found.map(({ to }) => packageOf(to)).sort()).toEqual([
       'src/adapters/sql/sql-session-row.ts',
+      'src/boot/config/config.ts',
       'src/boot/tokens.ts',
       'src/cli/command.ts',
-      'src/composition/tokens.ts',
-      'src/config/config.ts',
       'zod',
     ]);
   });
@@ -101,10 +100,9 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
   it("refuses an adapter (a framework guard included) the wiring room's files", async () => {
     const found = await violations('adapters-import-wiring-room');
     expect(found.map(({ rule, from, to }) => `${rule}: ${from} -> ${to}`).sort()).toEqual([
+      'adapters-not-to-wiring-room: src/adapters/http/routes.ts -> src/boot/config/config.ts',
       'adapters-not-to-wiring-room: src/adapters/http/routes.ts -> src/boot/tokens.ts',
-      'adapters-not-to-wiring-room: src/adapters/http/routes.ts -> src/composition/tokens.ts',
-      'adapters-not-to-wiring-room: src/adapters/http/routes.ts -> src/config/config.ts',
-      'adapters-not-to-wiring-room: src/guards/guard-settings.ts -> src/gatehouse.ts',
+      'adapters-not-to-wiring-room: src/guards/guard-settings.ts -> src/boot/gatehouse.ts',
     ]);
   });
 

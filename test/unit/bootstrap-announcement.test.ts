@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { announceBootstrapPassword } from '../../src/composition/announce-bootstrap-password.js';
+import { announceBootstrapPassword } from '../../src/boot/announce-bootstrap-password.js';
 
 const PASSWORD = 'Zq3-one-time-password-xY';
 

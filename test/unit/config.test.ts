@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, loadConfig } from '../../src/boot/config/config.js';
 import { ID_TOKEN_ALGORITHMS } from '../../src/domain/sso/provider-registration.js';
 
 const OIDC = {

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/config/project-root.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 
 const SRC = join(projectRoot(), 'src');
 
@@ -94,7 +94,7 @@ describe('framework boundaries', () => {
               // The HTTP core may use its own folder but none of its skins; no layer here reaches
               // into another adapter.
               /\/(skins|adapters\/(sql|redis|openid|crypto|password))\//.test(s) ||
-              (file.startsWith('domain/') && /\/(adapters|application|composition)\//.test(s)),
+              (file.startsWith('domain/') && /\/(adapters|application|boot)\//.test(s)),
           )
           .map((s) => `${file}: ${s}`),
       );

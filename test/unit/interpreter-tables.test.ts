@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InterpreterLoadError, loadInterpreter } from '../../src/adapters/openid/interpreter-loader.js';
 import { registeredProviderParts } from '../../src/adapters/openid/provider-parts.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
 import type { RegisteredProvider } from '../../src/domain/sso/provider-registration.js';
 import { providerSettings } from '../contract/provider-registry.contract.js';
 

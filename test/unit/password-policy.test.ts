@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCommonPasswords, parseCommonPasswords } from '../../src/adapters/password/common-passwords.js';
-import { passwordPolicyFor } from '../../src/composition/password-policy-for.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/boot/config/config.js';
+import { passwordPolicyFor } from '../../src/boot/password-policy-for.js';
 import { type PasswordContext, PasswordPolicy } from '../../src/domain/password/password-policy.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
 

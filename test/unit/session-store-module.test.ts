@@ -11,8 +11,8 @@ import {
   openSessionStoreModule,
   SessionStoreModuleError,
 } from '../../src/adapters/modules/session-store-module.js';
-import { openSessionSide } from '../../src/composition/open-session-side.js';
-import { ConfigError, loadConfig, sessionStoreName } from '../../src/config/config.js';
+import { ConfigError, loadConfig, sessionStoreName } from '../../src/boot/config/config.js';
+import { openSessionSide } from '../../src/boot/open-session-side.js';
 import { systemClock } from '../../src/domain/shared/clock.port.js';
 
 function problemsOf(environment: Record<string, string>): string[] {

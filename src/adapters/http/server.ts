@@ -9,7 +9,7 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Slow-client limits; the defaults are HTTP_HEADERS_TIMEOUT_MS etc. of src/config/config.ts. */
+/** Slow-client limits; the defaults are HTTP_HEADERS_TIMEOUT_MS etc. of src/boot/config/config.ts. */
 export interface HttpTimeouts {
   /** The request line and headers must arrive within this (slow-loris). */
   headersTimeoutMs: number;

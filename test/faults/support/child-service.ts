@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { projectRoot } from '../../../src/config/project-root.js';
+import { projectRoot } from '../../../src/boot/project-root.js';
 import { dieWithTestProcess } from '../../support/reaper.js';
 
 export const ROOT = projectRoot();
