@@ -24,9 +24,10 @@ const NORMALISED = new RegExp(`^[${ALPHABET}]{${CODE_LENGTH}}$`);
  * aloud or typed from paper without losing one's place. Distinct within the set.
  */
 export function newRecoveryCodes(random: Random): string[] {
-  const codes = new Set<string>();
-  while (codes.size < RECOVERY_CODE_COUNT) codes.add(newRecoveryCode(random));
-  return [...codes];
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode(random));
+  // Two equal draws of 120 bits mean a broken random source, not bad luck: refuse to go on.
+  if (new Set(codes).size !== codes.length) throw new Error('The random source repeated itself.');
+  return codes;
 }
 
 function newRecoveryCode(random: Random): string {
