@@ -12,7 +12,8 @@ export interface NewTotpEnrolment {
  * Where second factors are kept, shaped by what the domain asks (contract 3b). Every write that
  * decides whether a code is accepted is one atomic step of the store ("only if newer", "only if
  * still there"), so two requests racing with the same code on two instances cannot both win.
- * Proven for every adapter by test/contract/mfa-factor-repository.contract.ts.
+ * Proven for every adapter by test/contract/mfa-factor-repository.contract.ts. A `userId` given to
+ * a write is an existing user's (the SQL store refuses another; its factors go with the user).
  */
 export interface MfaFactorRepository {
   /** The user's factors (an unknown user has none). */
