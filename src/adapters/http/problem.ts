@@ -24,6 +24,11 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SSO_INVALID_GROUPID_AND_USERNAME: 401,
   SSO_REFUSED: 401,
   SSO_UNREACHABLE: 502,
+  MFA_REQUIRED: 403,
+  MFA_INVALID: 401,
+  MFA_NOT_CONFIGURED: 409,
+  MFA_NOT_APPLICABLE: 403,
+  REAUTHENTICATION_REQUIRED: 403,
 };
 
 export const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
@@ -49,6 +54,11 @@ export const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   SSO_INVALID_GROUPID_AND_USERNAME: 'Single sign-on user unknown or not allowed',
   SSO_REFUSED: 'OpenID provider refused',
   SSO_UNREACHABLE: 'OpenID provider unreachable',
+  MFA_REQUIRED: 'Second factor required',
+  MFA_INVALID: 'Second factor invalid',
+  MFA_NOT_CONFIGURED: 'Second factor not configured',
+  MFA_NOT_APPLICABLE: 'Second factor not applicable',
+  REAUTHENTICATION_REQUIRED: 'Reauthentication required',
 };
 
 /** RFC 9457 problem details, with the stable `code` member. */

@@ -25,6 +25,12 @@ export const ERROR_CODES = [
   'SSO_UNREACHABLE',
   'CONFLICT',
   'INTERNAL_ERROR',
+  // Second factors (contract 3b).
+  'MFA_REQUIRED',
+  'MFA_INVALID',
+  'MFA_NOT_CONFIGURED',
+  'MFA_NOT_APPLICABLE',
+  'REAUTHENTICATION_REQUIRED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

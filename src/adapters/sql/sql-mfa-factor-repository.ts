@@ -1,0 +1,172 @@
+import type { UserFactors, WebAuthnCredential } from '../../domain/mfa/mfa-factor.js';
+import type { MfaFactorRepository, NewTotpEnrolment } from '../../domain/mfa/mfa-factor-repository.port.js';
+import type { SqlExecutor } from './sql-client.js';
+
+interface TotpRow {
+  factor_id: string;
+  user_id: string;
+  secret_sealed: string;
+  created_at: Date;
+  confirmed_at: Date | null;
+  // bigint: a string from pg, a bigint or number from PGlite.
+  last_step: string | number | bigint | null;
+}
+
+interface WebAuthnRow {
+  credential_id: string;
+  user_id: string;
+  name: string;
+  public_key: Uint8Array;
+  sign_count: string | number | bigint;
+  transports: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/**
+ * `mfa_totp_factors`, `mfa_webauthn_credentials`, `mfa_recovery_codes` (migration 0012). Each
+ * method is one statement, so it is atomic alone and joins a caller's transaction when given one.
+ * The decisions that must hold under concurrency ("only if newer", "only if still there") are
+ * WHERE clauses of one UPDATE: PostgreSQL re-checks them on the row a concurrent writer left
+ * (READ COMMITTED's re-evaluation after the row lock), so exactly one racer wins.
+ */
+export class SqlMfaFactorRepository implements MfaFactorRepository {
+  constructor(private readonly sql: SqlExecutor) {}
+
+  async factorsOf(userId: string): Promise<UserFactors> {
+    const [totp, webauthn, codes] = await Promise.all([
+      this.sql.query<TotpRow>(
+        `SELECT factor_id, user_id, secret_sealed, created_at, confirmed_at, last_step
+           FROM mfa_totp_factors WHERE user_id = $1`,
+        [userId],
+      ),
+      this.sql.query<WebAuthnRow>(
+        `SELECT credential_id, user_id, name, public_key, sign_count, transports, created_at, last_used_at
+           FROM mfa_webauthn_credentials WHERE user_id = $1 ORDER BY created_at, credential_id`,
+        [userId],
+      ),
+      this.sql.query<{ left: number }>(
+        'SELECT cardinality(code_hashes) AS left FROM mfa_recovery_codes WHERE user_id = $1',
+        [userId],
+      ),
+    ]);
+    const row = totp.rows[0];
+    return {
+      totp: row
+        ? {
+            factorId: row.factor_id,
+            userId: row.user_id,
+            sealedSecret: row.secret_sealed,
+            createdAt: row.created_at,
+            confirmedAt: row.confirmed_at,
+            lastAcceptedStep: row.last_step === null ? null : Number(row.last_step),
+          }
+        : null,
+      webauthn: webauthn.rows.map(credentialFromRow),
+      recoveryCodesLeft: Number(codes.rows[0]?.left ?? 0),
+    };
+  }
+
+  async addPendingTotp(enrolment: NewTotpEnrolment): Promise<'added' | 'confirmed_exists'> {
+    // A pending row is replaced (an enrolment started again); a confirmed one is left alone.
+    const { rowCount } = await this.sql.query(
+      `INSERT INTO mfa_totp_factors AS f (user_id, factor_id, secret_sealed, created_at)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id) DO UPDATE
+         SET factor_id = EXCLUDED.factor_id, secret_sealed = EXCLUDED.secret_sealed,
+             created_at = EXCLUDED.created_at, last_step = NULL
+         WHERE f.confirmed_at IS NULL
+       RETURNING 1`,
+      [enrolment.userId, enrolment.factorId, enrolment.sealedSecret, enrolment.createdAt],
+    );
+    return rowCount === 1 ? 'added' : 'confirmed_exists';
+  }
+
+  async confirmTotp(userId: string, factorId: string, step: number, now: Date): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      `UPDATE mfa_totp_factors SET confirmed_at = $4, last_step = $3
+        WHERE user_id = $1 AND factor_id = $2 AND confirmed_at IS NULL
+       RETURNING 1`,
+      [userId, factorId, step, now],
+    );
+    return rowCount === 1;
+  }
+
+  async acceptTotpStep(userId: string, factorId: string, step: number): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      `UPDATE mfa_totp_factors SET last_step = $3
+        WHERE user_id = $1 AND factor_id = $2 AND confirmed_at IS NOT NULL
+          AND (last_step IS NULL OR last_step < $3)
+       RETURNING 1`,
+      [userId, factorId, step],
+      'mfa_accept_totp_step',
+    );
+    return rowCount === 1;
+  }
+
+  async removeTotp(userId: string): Promise<boolean> {
+    const { rowCount } = await this.sql.query('DELETE FROM mfa_totp_factors WHERE user_id = $1', [userId]);
+    return rowCount > 0;
+  }
+
+  async addWebAuthnCredential(credential: WebAuthnCredential): Promise<'added' | 'exists'> {
+    const { rowCount } = await this.sql.query(
+      `INSERT INTO mfa_webauthn_credentials
+         (credential_id, user_id, name, public_key, sign_count, transports, created_at, last_used_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (credential_id) DO NOTHING
+       RETURNING 1`,
+      [
+        credential.credentialId,
+        credential.userId,
+        credential.name,
+        Buffer.from(credential.publicKey),
+        credential.signCount,
+        [...credential.transports],
+        credential.createdAt,
+        credential.lastUsedAt,
+      ],
+    );
+    return rowCount === 1 ? 'added' : 'exists';
+  }
+
+  async removeWebAuthnCredential(userId: string, credentialId: string): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      'DELETE FROM mfa_webauthn_credentials WHERE user_id = $1 AND credential_id = $2',
+      [userId, credentialId],
+    );
+    return rowCount > 0;
+  }
+
+  async replaceRecoveryCodes(userId: string, codeHashes: readonly string[], now: Date): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO mfa_recovery_codes (user_id, code_hashes, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id) DO UPDATE SET code_hashes = EXCLUDED.code_hashes, created_at = EXCLUDED.created_at`,
+      [userId, [...codeHashes], now],
+    );
+  }
+
+  async consumeRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
+    const { rowCount } = await this.sql.query(
+      `UPDATE mfa_recovery_codes SET code_hashes = array_remove(code_hashes, $2)
+        WHERE user_id = $1 AND $2 = ANY (code_hashes)
+       RETURNING 1`,
+      [userId, codeHash],
+      'mfa_consume_recovery_code',
+    );
+    return rowCount === 1;
+  }
+}
+
+function credentialFromRow(row: WebAuthnRow): WebAuthnCredential {
+  return {
+    credentialId: row.credential_id,
+    userId: row.user_id,
+    name: row.name,
+    publicKey: new Uint8Array(row.public_key),
+    signCount: Number(row.sign_count),
+    transports: row.transports,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
