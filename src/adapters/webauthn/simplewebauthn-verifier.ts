@@ -176,8 +176,8 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
 /**
  * The attestation formats taken: `none`, and `packed` without a certificate chain (self
  * attestation, signed by the credential's own key, which the library checks). Those are exactly
- * what a browser sends for the `none` conveyance the options ask for (WebAuthn section 5.1.3,
- * step 20: the client replaces any other statement with `none` unless it is self attestation).
+ * what a browser sends for the `none` conveyance the options ask for (WebAuthn, "Create a New
+ * Credential": the client replaces any other statement with `none` unless it is self attestation).
  * The service keeps no list of trusted authenticator makers (no metadata service), so a
  * certificate chain could prove nothing here; a response that carries one (or a `tpm`,
  * `android-key`, `apple`, `fido-u2f` statement) was not made for these options and is refused.

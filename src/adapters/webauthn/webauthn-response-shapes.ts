@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The W3C JSON forms of the two responses, checked before the library sees them: the library
  * trusts the TypeScript type it is given and fails on a wrong shape with whatever a property
  * access throws. Bounds keep a hostile body from costing more than a real one: a credential id is
- * at most 1023 bytes (WebAuthn section 5.1), the rest has room to spare for real authenticators.
+ * at most 1023 bytes (WebAuthn Level 3, "Credential ID"), the rest has room to spare for real authenticators.
  */
 const base64url = (maxLength: number) =>
   z

@@ -5,7 +5,7 @@ import type { Random } from '../shared/random.port.js';
 export const WEBAUTHN_CHALLENGE_TTL_S = 300;
 
 /**
- * 32 bytes from the CSPRNG: twice the 16 the WebAuthn spec asks as a minimum (section 13.4.3), so
+ * 32 bytes from the CSPRNG: twice the 16 the WebAuthn spec asks as a minimum ("Cryptographic Challenges"), so
  * a challenge is never guessed or met twice.
  */
 const CHALLENGE_BYTES = 32;
