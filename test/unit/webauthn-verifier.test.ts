@@ -66,7 +66,7 @@ async function expectMfaInvalid(attempt: Promise<unknown>): Promise<void> {
 }
 
 describe('WebAuthn registration options', () => {
-  it('asks for a resident key and user verification, both preferred, no attestation, the user credentials excluded', async () => {
+  it('asks for a resident key and user verification (preferred), no attestation, excludes own credentials', async () => {
     const expectedChallenge = challenge();
     const existing = await registered(authenticator());
     const options = await verifier.registrationOptions({

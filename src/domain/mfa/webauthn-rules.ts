@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 /**
  * Contract 3b's counter rule: when the stored and the presented signature counters are not both
  * zero, the presented one must be greater. Equal or smaller means a cloned authenticator or a
- * replayed assertion (WebAuthn, "Signature Counter Considerations"); both zero is an authenticator that keeps no counter
- * (most synced passkeys), which proves nothing either way and is accepted.
+ * replayed assertion (WebAuthn, "Signature Counter Considerations"); both zero is an
+ * authenticator that keeps no counter (most synced passkeys), which proves nothing either way and
+ * is accepted.
  */
 export function signCountAccepted(stored: number, presented: number): boolean {
   if (stored === 0 && presented === 0) return true;
