@@ -1,4 +1,5 @@
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, KeyObject, randomBytes, sign, webcrypto } from 'node:crypto';
+import { BasicConstraintsExtension, X509CertificateGenerator } from '@peculiar/x509';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
 /**
@@ -28,6 +29,34 @@ export interface CeremonyOverrides {
 
 export type AttestationKind = 'none' | 'packed-self' | 'packed-x5c' | 'tpm';
 
+/** An authenticator maker's attestation key and its certificate (DER). */
+export interface AttestationCertificate {
+  der: Uint8Array;
+  privateKey: KeyObject;
+}
+
+/**
+ * A self-signed certificate as a `packed` full attestation needs it (WebAuthn, "Packed Attestation
+ * Statement Certificate Requirements": version 3, OU "Authenticator Attestation", not a CA). A
+ * library that is given no trust anchors accepts it, which is why the service refuses every
+ * certificate-bearing attestation itself.
+ */
+export async function attestationCertificate(): Promise<AttestationCertificate> {
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  const now = Date.now();
+  const certificate = await X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'C=US, O=Test Maker, OU=Authenticator Attestation, CN=Test Key',
+    notBefore: new Date(now - 3_600_000),
+    notAfter: new Date(now + 3_600_000),
+    signingAlgorithm: algorithm,
+    keys,
+    extensions: [new BasicConstraintsExtension(false, undefined, true)],
+  });
+  return { der: new Uint8Array(certificate.rawData), privateKey: KeyObject.from(keys.privateKey) };
+}
+
 const FLAG_UP = 0x01;
 const FLAG_UV = 0x04;
 const FLAG_AT = 0x40;
@@ -54,7 +83,10 @@ export class SoftwareAuthenticator {
   /** navigator.credentials.create() answered, as `RegistrationResponseJSON`. */
   createCredential(
     options: { challenge: string; user?: { id: string } },
-    overrides: CeremonyOverrides & { attestation?: AttestationKind } = {},
+    overrides: CeremonyOverrides & {
+      attestation?: AttestationKind;
+      certificate?: AttestationCertificate;
+    } = {},
   ): RegistrationResponseJSON {
     this.userHandle = options.user?.id;
     const clientDataJSON = this.clientData('webauthn.create', options.challenge, overrides);
@@ -76,14 +108,19 @@ export class SoftwareAuthenticator {
           ['sig', signed()],
         ]),
       ],
-      'packed-x5c': () => [
-        'packed',
-        new Map<CborKey, Cbor>([
-          ['alg', COSE_ES256],
-          ['sig', signed()],
-          ['x5c', [randomBytes(64)]],
-        ]),
-      ],
+      'packed-x5c': () => {
+        const certificate = overrides.certificate;
+        if (!certificate) throw new Error('packed-x5c needs a certificate (attestationCertificate()).');
+        const sig = sign('sha256', concat(authData, sha256(clientDataJSON)), certificate.privateKey);
+        return [
+          'packed',
+          new Map<CborKey, Cbor>([
+            ['alg', COSE_ES256],
+            ['sig', sig],
+            ['x5c', [certificate.der]],
+          ]),
+        ];
+      },
       tpm: () => ['tpm', new Map<CborKey, Cbor>([['ver', '2.0']])],
     };
     const [fmt, attStmt] = statements[attestation]();

@@ -6,7 +6,7 @@ import type { WebAuthnCredential } from '../../src/domain/mfa/mfa-factor.js';
 import { newWebAuthnChallenge } from '../../src/domain/mfa/webauthn-challenge.js';
 import { webAuthnUserHandle } from '../../src/domain/mfa/webauthn-rules.js';
 import { isDomainError } from '../../src/domain/shared/domain-error.js';
-import { SoftwareAuthenticator } from '../support/software-authenticator.js';
+import { attestationCertificate, SoftwareAuthenticator } from '../support/software-authenticator.js';
 
 const RP_ID = 'example.test';
 const ORIGIN = 'https://app.example.test';
@@ -152,7 +152,12 @@ describe('WebAuthn registration', () => {
     'refuses %s attestation: not what the options asked for',
     async (attestation) => {
       const expectedChallenge = challenge();
-      const response = authenticator().createCredential({ challenge: expectedChallenge }, { attestation });
+      // A well-made certificate the library alone would take (it has no trust anchors to check).
+      const certificate = await attestationCertificate();
+      const response = authenticator().createCredential(
+        { challenge: expectedChallenge },
+        { attestation, certificate },
+      );
       await expectMfaInvalid(verifier.verifyRegistration({ response, expectedChallenge }));
     },
   );
