@@ -48,7 +48,9 @@ export type SessionCheckOutcome =
   /** The session passed its idle or absolute time-out. */
   | 'expired'
   /** A live session whose credentials expired: only password change and logouts accept it. */
-  | 'password_expired';
+  | 'password_expired'
+  /** A session waiting for its second factor, presented where only a full one is accepted. */
+  | 'mfa_pending';
 
 /** Told the outcome of every session check: the hot path, so implementations only count. */
 export interface SessionCheckObserver {

@@ -1,3 +1,4 @@
+import { mfaRequired } from '../domain/mfa/mfa-errors.js';
 import { type CredentialExpiryStatus, credentialExpiry } from '../domain/profile/credential-expiry.js';
 import { type Ids, idsFor } from '../domain/profile/ids.js';
 import { buildProfile, type Profile } from '../domain/profile/profile.js';
@@ -9,7 +10,18 @@ import {
   sessionKeepUntil,
   sessionTimedOut,
 } from '../domain/session/session.js';
-import { hashSessionToken, isWellFormedSessionToken } from '../domain/session/session-token.js';
+import {
+  type SessionAuth,
+  type SessionStage,
+  type StepUp,
+  sessionAuthOf,
+  stepUpRefusal,
+} from '../domain/session/session-auth.js';
+import {
+  hashSessionToken,
+  isPendingSessionToken,
+  isWellFormedSessionToken,
+} from '../domain/session/session-token.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
@@ -23,11 +35,25 @@ export interface AuthenticatedSession {
   user: User;
   tokenHash: string;
   credentials: CredentialExpiryStatus;
+  /** How and when it was made, and whether it is pending (fails closed: `sessionAuthOf`). */
+  auth: SessionAuth;
+}
+
+/** What a caller asks of a session beyond being live (contract 3b). */
+export interface SessionDemands {
+  /**
+   * The pending sessions it accepts besides full ones; none unless it says so. Only the routes
+   * that finish a login name the stages they serve.
+   */
+  allowPending?: readonly Exclude<SessionStage, 'full'>[] | undefined;
+  /** Step-up: two factors (403 MFA_REQUIRED), a recent authentication (403 REAUTHENTICATION_REQUIRED). */
+  stepUp?: StepUp | undefined;
 }
 
 interface Live {
   live: SessionWithUser;
   tokenHash: string;
+  pendingToken: boolean;
 }
 
 export interface SessionView {
@@ -73,6 +99,7 @@ export class SessionAuthenticator {
    */
   async authenticate(
     presented: string | readonly string[] | null | undefined,
+    demands: SessionDemands = {},
   ): Promise<AuthenticatedSession> {
     const values =
       presented === null || presented === undefined
@@ -95,15 +122,25 @@ export class SessionAuthenticator {
       );
       throw notAuthenticated();
     }
-    const { live: found, tokenHash } = live[0]!;
+    const { live: found, tokenHash, pendingToken } = live[0]!;
+    const auth = sessionAuthOf(found.session, pendingToken);
+    // A pending session never counts as logged in: every caller refuses it but the few that
+    // finish a login (contract 3b), and it is not touched (its short life is not extended).
+    if (auth.stage !== 'full' && !demands.allowPending?.includes(auth.stage)) {
+      this.checks.sessionChecked('mfa_pending');
+      throw mfaRequired();
+    }
     const now = this.clock.now();
+    const refusal = demands.stepUp ? stepUpRefusal(auth, demands.stepUp, now) : null;
+    if (refusal === 'MFA_REQUIRED') throw mfaRequired();
+    if (refusal) throw new DomainError(refusal, 'Authenticate again to continue.');
     if (isLastSeenDue(found.session, now)) {
       const keepUntil = sessionKeepUntil({ ...found.session, lastSeenAt: now }, this.settings.idleTimeoutS);
       await this.store.sessions.touch(tokenHash, now, keepUntil);
     }
     const credentials = credentialExpiry(found.user, this.settings.passwordMaxAgeDays, now);
     this.checks.sessionChecked(credentials.isExpired ? 'password_expired' : 'ok');
-    return { session: found.session, user: found.user, tokenHash, credentials };
+    return { session: found.session, user: found.user, tokenHash, credentials, auth };
   }
 
   /**
@@ -122,6 +159,7 @@ export class SessionAuthenticator {
 
   /** One presented token: a live session, or why not (a disabled user's or timed-out one ends here). */
   private async inspect(token: string): Promise<Live | { invalid: true } | { expired: true }> {
+    const pendingToken = isPendingSessionToken(token);
     const tokenHash = hashSessionToken(token);
     const found = await this.store.findSessionWithUser(tokenHash);
     if (!found) return { invalid: true };
@@ -145,7 +183,7 @@ export class SessionAuthenticator {
       await this.endTimedOut(found.user, tokenHash, timedOut);
       return { expired: true };
     }
-    return { live: found, tokenHash };
+    return { live: found, tokenHash, pendingToken };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { idsFor } from '../domain/profile/ids.js';
 import { buildProfile } from '../domain/profile/profile.js';
 import { type SsoSessionData, sessionKeepUntil } from '../domain/session/session.js';
+import type { SessionAuth } from '../domain/session/session-auth.js';
 import {
   hashSessionToken,
   isWellFormedSessionToken,
@@ -43,6 +44,12 @@ export class SessionIssuer {
        * the session it replaces: rotating must not extend a session's life. Default: a full one.
        */
       expiresAt?: Date;
+      /**
+       * How the login was made and whether it is finished (contract 3b). Default: a full session
+       * whose `amr` is the method's (`pwd` or `sso`), authenticated now. A pending session gets a
+       * marked token (`newSessionToken`), so that nothing can make it full but a new session.
+       */
+      auth?: Omit<SessionAuth, 'authTime'> & { authTime?: Date };
     },
   ): Promise<LoginResult> {
     const { repositories } = end;
@@ -62,7 +69,12 @@ export class SessionIssuer {
       input.countAsLogin === false || input.user.firstLoginAt !== null
         ? false
         : await repositories.users.markFirstLogin(input.user.userId, now);
-    const token = newSessionToken(this.random);
+    const auth: SessionAuth = {
+      stage: input.auth?.stage ?? 'full',
+      amr: input.auth?.amr ?? [input.method === 'sso' ? 'sso' : 'pwd'],
+      authTime: input.auth?.authTime ?? now,
+    };
+    const token = newSessionToken(this.random, auth.stage !== 'full');
     const expiresAt = input.expiresAt ?? new Date(now.getTime() + this.settings.absoluteTimeoutS * 1000);
     const handle = newSessionHandle(this.random);
     const session = {
@@ -76,6 +88,7 @@ export class SessionIssuer {
       clientAddress: input.client.clientAddress,
       userAgent: input.client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
       sso: input.sso ?? null,
+      auth,
     };
     await repositories.sessions.create(session, sessionKeepUntil(session, this.settings.idleTimeoutS));
     // ASVS 7.1.2: at most SESSIONS_PER_USER_MAX live sessions; the least recently used ones end.

@@ -1,4 +1,8 @@
-import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
+import type {
+  AuthenticatedSession,
+  SessionAuthenticator,
+  SessionDemands,
+} from '../../application/session-authenticator.js';
 import type { GatehouseUser } from '../../client/gatehouse-user.js';
 import { PASSWORD_EXPIRED_DETAIL } from '../../client/wire.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
@@ -13,6 +17,10 @@ export interface SessionCheckSettings {
    * Only those routes pass `true`; every product route keeps the default.
    */
   allowExpiredCredentials?: boolean;
+  /** Contract 3b: only the routes that finish a login accept a pending session, of these stages. */
+  allowPending?: SessionDemands['allowPending'];
+  /** Contract 3b step-up: two factors, a recent authentication (MFA_REQUIRED, REAUTHENTICATION_REQUIRED). */
+  stepUp?: SessionDemands['stepUp'];
 }
 
 /**
@@ -25,7 +33,10 @@ export async function checkSession(
   cookieHeader: string,
   settings: SessionCheckSettings,
 ): Promise<AuthenticatedSession> {
-  const authenticated = await authenticator.authenticate(readCookies(cookieHeader, settings.cookieName));
+  const authenticated = await authenticator.authenticate(readCookies(cookieHeader, settings.cookieName), {
+    allowPending: settings.allowPending,
+    stepUp: settings.stepUp,
+  });
   if (authenticated.credentials.isExpired && !settings.allowExpiredCredentials) {
     throw new DomainError('PASSWORD_EXPIRED', PASSWORD_EXPIRED_DETAIL);
   }

@@ -37,6 +37,7 @@ const SESSION_CHECK_OUTCOMES: readonly SessionCheckOutcome[] = [
   'invalid',
   'expired',
   'password_expired',
+  'mfa_pending',
 ];
 
 /**

@@ -1,4 +1,5 @@
 import type { User } from '../user/user.js';
+import type { SessionAuth } from './session-auth.js';
 
 export type LoginMethod = 'password' | 'sso';
 
@@ -45,6 +46,12 @@ export interface SessionRecord {
   clientAddress: string | null;
   userAgent: string | null;
   sso: SsoSessionRef | null;
+  /**
+   * How and when it was made, and whether it still waits for a second factor (contract 3b).
+   * Every session made now has it; one stored before second factors existed has none, and reads
+   * as its login method says (`sessionAuthOf`).
+   */
+  auth?: SessionAuth;
 }
 
 /** A session with everything stored for it: what is created, and what ending one returns. */
