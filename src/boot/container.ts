@@ -16,6 +16,7 @@ import { applicationModule } from './application-module.js';
 import { type Config, type SessionStoreName, sessionStoreName } from './config/config.js';
 import { httpModule } from './http-module.js';
 import { lifecycleModule } from './lifecycle-module.js';
+import { mfaModule } from './mfa-module.js';
 import { passwordModule } from './password-module.js';
 import type { ServiceRole } from './service-role.js';
 import { ssoModule } from './sso-module.js';
@@ -75,6 +76,6 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.ServiceRole).toConstantValue(parts.role ?? { kind: 'embedded' });
   container.bind(TOKENS.ProviderRegistry).toConstantValue(parts.providerRegistry ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
-  container.load(passwordModule, applicationModule, ssoModule, httpModule, lifecycleModule);
+  container.load(passwordModule, mfaModule, applicationModule, ssoModule, httpModule, lifecycleModule);
   return container;
 }

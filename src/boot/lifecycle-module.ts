@@ -19,6 +19,7 @@ function coreSteps(context: ResolutionContext, config: Config): LifecycleStep[] 
   const registryWatch = context.get(TOKENS.RegistryWatch);
   const purger = context.get(TOKENS.Purger);
   const deviceProofKey = context.get(TOKENS.DeviceProofKey);
+  const recoveryCodeKey = context.get(TOKENS.RecoveryCodeKey);
   const providerDirectory = context.get(TOKENS.ProviderDirectory);
   return [
     { name: 'store', stop: () => store.close() },
@@ -26,9 +27,10 @@ function coreSteps(context: ResolutionContext, config: Config): LifecycleStep[] 
     {
       // Read before the first request (and, with TOKEN_ENCRYPTION_KEY, sealed where it lies): one
       // this instance cannot open stops the start-up here, naming the variable.
-      name: 'device-proof key',
+      name: 'device-proof and recovery-code keys',
       start: async () => {
         await deviceProofKey.read();
+        await recoveryCodeKey.read();
       },
     },
     {

@@ -28,11 +28,15 @@ import type { SsoLogout } from '../application/sso/sso-logout.js';
 import type { SsoParts, SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { DeviceProofs } from '../domain/login/device-proofs.port.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
+import type { RecoveryCodeHasher } from '../domain/mfa/recovery-code-hasher.port.js';
+import type { TotpAuthenticator } from '../domain/mfa/totp-authenticator.port.js';
+import type { WebAuthnVerifier } from '../domain/mfa/webauthn-verifier.port.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { PasswordPolicy } from '../domain/password/password-policy.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { ProviderRegistry } from '../domain/sso/provider-registry.port.js';
+import type { TokenSealer } from '../domain/sso/token-sealer.port.js';
 import type { EndingStore } from '../domain/store.port.js';
 import type { Config, SessionStoreName } from './config/config.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -51,6 +55,13 @@ export const TOKENS = {
   PasswordPolicy: Symbol.for('gatehouse.PasswordPolicy') as ServiceIdentifier<PasswordPolicy>,
   DeviceProofs: Symbol.for('gatehouse.DeviceProofs') as ServiceIdentifier<DeviceProofs>,
   DeviceProofKey: Symbol.for('gatehouse.DeviceProofKey') as ServiceIdentifier<KeptSecret>,
+  TotpAuthenticator: Symbol.for('gatehouse.TotpAuthenticator') as ServiceIdentifier<TotpAuthenticator>,
+  /** Null without TOKEN_ENCRYPTION_KEY: TOTP enrolment is then refused (MFA_NOT_CONFIGURED). */
+  TotpSecretSealer: Symbol.for('gatehouse.TotpSecretSealer') as ServiceIdentifier<TokenSealer | null>,
+  RecoveryCodeKey: Symbol.for('gatehouse.RecoveryCodeKey') as ServiceIdentifier<KeptSecret>,
+  RecoveryCodeHasher: Symbol.for('gatehouse.RecoveryCodeHasher') as ServiceIdentifier<RecoveryCodeHasher>,
+  /** Null without a relying party id or origin: WebAuthn is then refused (MFA_NOT_CONFIGURED). */
+  WebAuthnVerifier: Symbol.for('gatehouse.WebAuthnVerifier') as ServiceIdentifier<WebAuthnVerifier | null>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
   SessionCheckObserver: Symbol.for(

@@ -1,5 +1,6 @@
 import type { AuditLog } from './audit/audit-log.port.js';
 import type { ThrottleStore } from './login/throttle-store.port.js';
+import type { MfaFactorRepository } from './mfa/mfa-factor-repository.port.js';
 import type { SessionLookup } from './session/session-lookup.port.js';
 import type { SessionKeeping, SessionStore } from './session/session-store.port.js';
 import type { ServiceSecrets } from './shared/service-secrets.port.js';
@@ -20,6 +21,8 @@ export interface Repositories {
   audit: AuditLog;
   logoutTokens: SeenLogoutTokens;
   secrets: ServiceSecrets;
+  /** Second factors: kept with the users (a factor goes with its user), never with the sessions. */
+  mfa: MfaFactorRepository;
 }
 
 /** The repositories of a unit of work that may end sessions: `SessionEnding`'s. */

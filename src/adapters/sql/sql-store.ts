@@ -3,6 +3,7 @@ import type { EndingRepositories, EndingStore } from '../../domain/store.port.js
 import { type Migration, migrationsApplied } from './migrator.js';
 import { SqlAuditLog } from './sql-audit-log.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
+import { SqlMfaFactorRepository } from './sql-mfa-factor-repository.js';
 import { SqlSeenLogoutTokens } from './sql-seen-logout-tokens.js';
 import { SqlServiceSecrets } from './sql-service-secrets.js';
 import { SqlSessionLookup } from './sql-session-lookup.js';
@@ -19,6 +20,7 @@ function repositoriesOn(sql: SqlExecutor): EndingRepositories {
     audit: new SqlAuditLog(sql),
     logoutTokens: new SqlSeenLogoutTokens(sql),
     secrets: new SqlServiceSecrets(sql),
+    mfa: new SqlMfaFactorRepository(sql),
   };
 }
 
@@ -31,6 +33,7 @@ export class SqlStore implements EndingStore {
   readonly audit;
   readonly logoutTokens;
   readonly secrets;
+  readonly mfa;
   private readonly lookup: SqlSessionLookup;
 
   constructor(
@@ -47,6 +50,7 @@ export class SqlStore implements EndingStore {
     this.audit = repositories.audit;
     this.logoutTokens = repositories.logoutTokens;
     this.secrets = repositories.secrets;
+    this.mfa = repositories.mfa;
   }
 
   findSessionWithUser(tokenHash: string): Promise<SessionWithUser | null> {

@@ -27,6 +27,7 @@ export class SplitStore implements EndingStore {
   readonly audit;
   readonly logoutTokens;
   readonly secrets;
+  readonly mfa;
   readonly sessions: SessionStore;
   readonly throttle: ThrottleStore;
 
@@ -44,6 +45,7 @@ export class SplitStore implements EndingStore {
     this.audit = database.audit;
     this.logoutTokens = database.logoutTokens;
     this.secrets = database.secrets;
+    this.mfa = database.mfa;
     this.sessions = side.sessions;
     this.throttle = side.throttle;
   }

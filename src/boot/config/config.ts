@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type HttpConfig, httpSection, httpVariables } from './http-section.js';
+import { type MfaConfig, mfaSection, mfaVariables } from './mfa-section.js';
 import { type OperationsConfig, operationsSection, operationsVariables } from './operations-section.js';
 import { type PasswordConfig, passwordSection, passwordVariables } from './password-section.js';
 import { type SessionConfig, sessionSection, sessionVariables } from './session-section.js';
@@ -22,6 +23,7 @@ const envSchema = z.object({
   ...passwordVariables.shape,
   ...ssoVariables.shape,
   ...operationsVariables.shape,
+  ...mfaVariables.shape,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -33,7 +35,8 @@ export interface Config
     SessionConfig,
     PasswordConfig,
     SsoConfig,
-    OperationsConfig {}
+    OperationsConfig,
+    MfaConfig {}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -71,10 +74,11 @@ export function loadConfig(environment: Environment = process.env): Config {
     storageSection(env, environment),
     passwordSection(env),
     operationsSection(env),
+    mfaSection(env),
   ] as const;
   const problems = sections.flatMap((section) => section.problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  const [session, http, sso, storage, password, operations] = sections;
+  const [session, http, sso, storage, password, operations, mfa] = sections;
   const config: Config = {
     ...http.build(),
     ...storage.build(),
@@ -82,6 +86,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     ...password.build(),
     ...sso.build(),
     ...operations.build(),
+    ...mfa.build(),
   };
   return deepFreeze(config);
 }
