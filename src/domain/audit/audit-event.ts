@@ -17,7 +17,17 @@ export type AuditEventName =
   | 'provider_updated'
   | 'provider_disabled'
   | 'provider_enabled'
-  | 'provider_removed';
+  | 'provider_removed'
+  /** Second factors (contract 3b); `reason` names the method (`totp`, `webauthn`, `recovery_code`). */
+  | 'mfa_enrolled'
+  | 'mfa_removed'
+  /** A second factor finished a login (success) or was refused (failure, `reason` the method). */
+  | 'mfa_verified'
+  /** One recovery code was used up (beside its `mfa_verified`): the user has one fewer. */
+  | 'recovery_code_used'
+  | 'recovery_codes_regenerated'
+  /** `gatehouse user reset-mfa`: every factor and recovery code removed. */
+  | 'mfa_reset';
 
 /** Who caused it: the user themself, an administrator (CLI), the OpenID provider, or the service. */
 export type AuditActor = 'user' | 'administrator' | 'provider' | 'system';
@@ -32,7 +42,11 @@ export type SessionRevocationReason =
   /** A login was sent with this session's cookie: the new session replaces it (fixation defence). */
   | 'replaced_by_login'
   /** A login beyond SESSIONS_PER_USER_MAX ended the user's least recently used session. */
-  | 'session_limit';
+  | 'session_limit'
+  /** The pending session was replaced by the full one its second factor earned. */
+  | 'mfa_completed'
+  /** A factor was added or removed: the user's other sessions end, as after a password change. */
+  | 'factor_changed';
 
 /**
  * One audit record as the use cases write it. Never a secret: no password, no cookie value or

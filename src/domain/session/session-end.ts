@@ -29,6 +29,10 @@ export const SESSION_END_REASONS = [
   'session_limit',
   /** A login was sent with this session's cookie (fixation defence). */
   'replaced_by_login',
+  /** The pending session of a login ended: its second factor earned a full session (a new id). */
+  'mfa_completed',
+  /** The user added or removed a second factor: their other sessions end (ASVS 7.4.3). */
+  'factor_changed',
   'idle_timeout',
   'absolute_timeout',
 ] as const;
@@ -57,6 +61,8 @@ export const SESSION_END_AUDIT: Readonly<Record<SessionEndReason, SessionEndAudi
   administrator: { event: 'session_revoked', actor: 'administrator', reason: 'administrator' },
   session_limit: { event: 'session_revoked', actor: 'system', reason: 'session_limit' },
   replaced_by_login: { event: 'session_revoked', actor: 'user', reason: 'replaced_by_login' },
+  mfa_completed: { event: 'session_revoked', actor: 'user', reason: 'mfa_completed' },
+  factor_changed: { event: 'session_revoked', actor: 'user', reason: 'factor_changed' },
   idle_timeout: { event: 'session_expired', actor: 'system', reason: 'idle_timeout' },
   absolute_timeout: { event: 'session_expired', actor: 'system', reason: 'absolute_timeout' },
 };
