@@ -1,4 +1,5 @@
 import type { LoginDenialReason } from '../domain/login/login-policy.js';
+import type { MfaMethod } from '../domain/mfa/mfa-factor.js';
 import type { SessionEndReason } from '../domain/session/session-end.js';
 
 /**
@@ -35,7 +36,15 @@ export interface LoginEvents {
    * planted from a sibling domain. Optional, like `loginThrottled`.
    */
   sessionCookiesAmbiguous?(event: { live: number; presented: number }): void;
+  /**
+   * A second factor was checked (`gatehouse_mfa_total{method, outcome}`): at a login's second
+   * step, a passkey login, or a confirmation of an enrolment. Optional, like `loginThrottled`.
+   */
+  mfaChecked?(event: { method: MfaMethod; outcome: MfaOutcome; userId: string | null }): void;
 }
+
+/** How a second-factor check ended: the `outcome` label of `gatehouse_mfa_total`. */
+export type MfaOutcome = 'success' | 'invalid' | 'throttled';
 
 /** What the session check decided (see SessionAuthenticator.authenticate). */
 export type SessionCheckOutcome =

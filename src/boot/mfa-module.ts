@@ -6,6 +6,10 @@ import {
 import { KeptSecret } from '../adapters/crypto/kept-secret.js';
 import { OtpauthTotpAuthenticator } from '../adapters/totp/otpauth-totp-authenticator.js';
 import { SimpleWebAuthnVerifier } from '../adapters/webauthn/simplewebauthn-verifier.js';
+import type { LoginEvents } from '../application/login-events.js';
+import { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
+import type { SessionEnding } from '../application/session-ending.js';
+import type { SessionIssuer } from '../application/session-issuer.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
@@ -59,6 +63,13 @@ export const mfaModule = new ContainerModule(({ bind }) => {
           : null;
       },
       [TOKENS.Config],
+    )
+    .inSingletonScope();
+  bind(TOKENS.MfaLoginCompletion)
+    .toResolvedValue(
+      (ending: SessionEnding, issuer: SessionIssuer, clock: Clock, events: LoginEvents) =>
+        new MfaLoginCompletion(ending, issuer, clock, events),
+      [TOKENS.SessionEnding, TOKENS.SessionIssuer, TOKENS.Clock, TOKENS.LoginEvents],
     )
     .inSingletonScope();
 });

@@ -13,6 +13,7 @@ import type { ImportUsers } from '../application/admin/import-users.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
+import type { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
@@ -62,6 +63,7 @@ export const TOKENS = {
   RecoveryCodeHasher: Symbol.for('gatehouse.RecoveryCodeHasher') as ServiceIdentifier<RecoveryCodeHasher>,
   /** Null without a relying party id or origin: WebAuthn is then refused (MFA_NOT_CONFIGURED). */
   WebAuthnVerifier: Symbol.for('gatehouse.WebAuthnVerifier') as ServiceIdentifier<WebAuthnVerifier | null>,
+  MfaLoginCompletion: Symbol.for('gatehouse.MfaLoginCompletion') as ServiceIdentifier<MfaLoginCompletion>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
   SessionCheckObserver: Symbol.for(

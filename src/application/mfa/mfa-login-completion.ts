@@ -1,0 +1,80 @@
+import { auditAccount, auditEvent } from '../../domain/audit/audit-event.js';
+import type { MfaMethod } from '../../domain/mfa/mfa-factor.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
+import type { EndingRepositories } from '../../domain/store.port.js';
+import type { LoginEvents } from '../login-events.js';
+import type { ClientInfo, LoginResult } from '../login-result.js';
+import type { AuthenticatedSession } from '../session-authenticator.js';
+import type { SessionEnding } from '../session-ending.js';
+import type { SessionIssuer } from '../session-issuer.js';
+
+/** The `amr` value (RFC 8176) each of our second factors adds to the password's `pwd`. */
+export const SECOND_FACTOR_AMR: Readonly<Record<MfaMethod, string>> = {
+  totp: 'otp',
+  webauthn: 'hwk',
+  recovery_code: 'recovery',
+};
+
+/**
+ * Finishes a login whose second factor was just proved (or whose required first factor was just
+ * enrolled): the pending session ends and a full one is issued with a new id (ASVS 7.2.4), so
+ * nothing learnt about the pending cookie is worth anything after. The one way every second-factor
+ * path turns a pending session into a login.
+ */
+export class MfaLoginCompletion {
+  constructor(
+    private readonly ending: SessionEnding,
+    private readonly issuer: SessionIssuer,
+    private readonly clock: Clock,
+    private readonly events: LoginEvents,
+  ) {}
+
+  /**
+   * `alsoInUnit` runs in the same unit of work, before the new session is issued (the enrolment
+   * that a required-enrolment login confirms, say). The pending session must still exist when the
+   * unit ends it: of two requests that both proved a factor, one gets the login, the other
+   * NOT_AUTHENTICATED; a password change or a logout in between ended it too.
+   */
+  async complete(
+    pending: AuthenticatedSession,
+    method: MfaMethod,
+    client: ClientInfo,
+    alsoInUnit?: (repositories: EndingRepositories) => Promise<void>,
+  ): Promise<LoginResult> {
+    const { user } = pending;
+    const amr = [...new Set([...pending.auth.amr, SECOND_FACTOR_AMR[method]])];
+    const result = await this.ending.unit(async (repositories, end) => {
+      const ended = await end.one(pending.tokenHash, {
+        reason: 'mfa_completed',
+        user,
+        clientAddress: client.clientAddress,
+      });
+      if (!ended) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
+      await alsoInUnit?.(repositories);
+      const issued = await this.issuer.issue(end, {
+        user,
+        method: 'password',
+        presentedTokens: [],
+        client,
+        auth: { stage: 'full', amr },
+      });
+      await repositories.audit.record(
+        auditEvent({
+          ...auditAccount(user),
+          occurredAt: this.clock.now(),
+          event: 'mfa_verified',
+          actor: 'user',
+          method: 'password',
+          reason: method,
+          clientAddress: client.clientAddress,
+          sessionHandle: issued.sessionHandle,
+        }),
+      );
+      return issued;
+    });
+    this.events.mfaChecked?.({ method, outcome: 'success', userId: user.userId });
+    this.events.loginSucceeded({ method: 'password', userId: user.userId });
+    return result;
+  }
+}
