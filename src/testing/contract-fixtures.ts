@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SessionRecord, SsoSessionData, StoredSession } from '../domain/session/session.js';
+import type { SessionAuth } from '../domain/session/session-auth.js';
 
 /**
  * The suite's times are around now (a store may compare `keepUntil` with its own clock), taken
@@ -45,6 +46,20 @@ export function contractSession(userId: string, overrides: Partial<StoredSession
     clientAddress: '192.0.2.10',
     userAgent: 'Mozilla/5.0 (contract test)',
     sso: null,
+    ...overrides,
+  };
+}
+
+/**
+ * A session's `auth` (how and when it was made, contract 3b): by default a full session made with
+ * a password and a TOTP code. Its time has a millisecond part on purpose: a store keeps `authTime`
+ * to the millisecond (docs/stores.md "What a store must keep").
+ */
+export function contractAuth(overrides: Partial<SessionAuth> = {}): SessionAuth {
+  return {
+    stage: 'full',
+    amr: ['pwd', 'otp'],
+    authTime: new Date(T0.getTime() - 61_234),
     ...overrides,
   };
 }

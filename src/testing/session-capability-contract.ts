@@ -2,7 +2,16 @@ import { expect, it } from 'vitest';
 import type { StoredSession } from '../domain/session/session.js';
 import { withoutProviderTokens } from '../domain/session/session.js';
 import type { SessionStore } from '../domain/session/session-store.port.js';
-import { at, contractSession, contractSsoData, HOUR_S, hex, IDLE_S, T0 } from './contract-fixtures.js';
+import {
+  at,
+  contractAuth,
+  contractSession,
+  contractSsoData,
+  HOUR_S,
+  hex,
+  IDLE_S,
+  T0,
+} from './contract-fixtures.js';
 
 /** What the session suite hands the tests of the capabilities: the store and users of the test running. */
 export interface SessionSuite {
@@ -62,13 +71,17 @@ export function sessionCapabilityTests(declares: readonly string[], suite: Sessi
 
   if (declares.includes('paging')) {
     it('capability paging: newest first by (created, handle), after a cursor, live ones only when asked', async () => {
-      const oldest = contractSession(suite.alice, { createdAt: T0 });
+      // Pages carry `auth` as every read does (a pending one too); `idle` has none (pre-upgrade).
+      const oldest = contractSession(suite.alice, {
+        createdAt: T0,
+        auth: contractAuth({ stage: 'enrolment', amr: ['pwd'] }),
+      });
       const middle = contractSession(suite.alice, {
         createdAt: at(600),
         method: 'sso',
         sso: contractSsoData(),
       });
-      const newest = contractSession(suite.alice, { createdAt: at(1200) });
+      const newest = contractSession(suite.alice, { createdAt: at(1200), auth: contractAuth() });
       const idle = contractSession(suite.alice, { createdAt: at(300), lastSeenAt: at(300) });
       for (const session of [oldest, middle, newest, idle]) await suite.create(session);
       const paging = suite.sessions.capabilities.paging!;
@@ -112,7 +125,9 @@ export function sessionCapabilityTests(declares: readonly string[], suite: Sessi
 
   if (declares.includes('lookupWithUser')) {
     it('capability lookupWithUser: the session with its user, in one lookup; null once ended', async () => {
-      const session = contractSession(suite.alice);
+      const session = contractSession(suite.alice, {
+        auth: contractAuth({ stage: 'second_factor', amr: ['pwd'] }),
+      });
       await suite.create(session);
       const lookup = suite.sessions.capabilities.lookupWithUser!;
       const withUser = await lookup.findSessionWithUser(session.tokenHash);

@@ -5,6 +5,7 @@ import {
   ACME,
   at,
   byHandle,
+  contractAuth,
   contractSession,
   contractSsoData,
   declaredOf,
@@ -119,6 +120,66 @@ export function sessionStoreContract(options: SessionStoreContractOptions): void
       const [listed] = await sessions.listForUser(alice);
       expect(JSON.stringify(listed).length).toBeLessThan(2000);
       expect((await sessions.deleteByTokenHash(session.tokenHash))?.sso?.refreshTokenSealed).toBe(big);
+    });
+
+    // The token marks a pending session, so a store that loses `auth` fails closed; but it breaks
+    // step-up (a session made with two factors would read as password only) and the pending kind.
+    it('keeps `auth` exactly: the stage, the methods in order, the time to the millisecond', async () => {
+      const full = contractSession(alice, { auth: contractAuth() });
+      const second = contractSession(alice, {
+        auth: contractAuth({ stage: 'second_factor', amr: ['pwd'], authTime: new Date(T0.getTime() + 7) }),
+      });
+      const enrolment = contractSession(bob, {
+        auth: contractAuth({ stage: 'enrolment', amr: ['pwd'], authTime: new Date(T0.getTime() + 999) }),
+      });
+      const sso = contractSession(bob, {
+        method: 'sso',
+        sso: contractSsoData(),
+        auth: contractAuth({ amr: ['sso', 'mfa', 'hwk'] }),
+      });
+      for (const session of [full, second, enrolment, sso]) await create(session);
+      for (const session of [full, second, enrolment]) expect(await found(session)).toEqual(session);
+      expect(await found(sso)).toEqual(withoutProviderTokens(sso));
+      expect((await found(full))?.auth?.authTime.getTime()).toBe(T0.getTime() - 61_234);
+      expect((await found(second))?.auth?.authTime.getTime()).toBe(T0.getTime() + 7);
+    });
+
+    it('gives `auth` back from every read: list, touch, delete, back-channel logout, eviction', async () => {
+      const listed = contractSession(alice, { createdAt: T0, auth: contractAuth() });
+      const pending = contractSession(alice, {
+        createdAt: at(1),
+        auth: contractAuth({ stage: 'second_factor', amr: ['pwd'] }),
+      });
+      const sso = contractSession(bob, {
+        method: 'sso',
+        sso: contractSsoData({ sid: 'sid-auth' }),
+        auth: contractAuth({ amr: ['sso', 'otp'] }),
+      });
+      for (const session of [listed, pending, sso]) await create(session);
+      expect((await sessions.listForUser(alice)).sort(byHandle)).toEqual([listed, pending].sort(byHandle));
+      await sessions.touch(
+        listed.tokenHash,
+        at(120),
+        sessionKeepUntil({ ...listed, lastSeenAt: at(120) }, IDLE_S),
+      );
+      expect((await found(listed))?.auth).toEqual(listed.auth);
+      expect(await sessions.evictBeyond(alice, 1)).toEqual([pending]);
+      expect(await sessions.deleteByTokenHash(listed.tokenHash)).toEqual({ ...listed, lastSeenAt: at(120) });
+      expect(await sessions.deleteBySso(ACME, { sid: 'sid-auth' })).toEqual([withoutProviderTokens(sso)]);
+    });
+
+    // A session stored before second factors existed: the service reads it as its login method
+    // says (`sessionAuthOf`). A store that made up facts for it would be believed.
+    it('gives a session created without `auth` back without it, from every read', async () => {
+      const session = contractSession(alice);
+      const sso = contractSession(bob, { method: 'sso', sso: contractSsoData({ sid: 'sid-old' }) });
+      for (const each of [session, sso]) await create(each);
+      expect((await found(session))?.auth).toBeUndefined();
+      expect((await sessions.listForUser(alice)).map((each) => each.auth)).toEqual([undefined]);
+      expect((await sessions.deleteByTokenHash(session.tokenHash))?.auth).toBeUndefined();
+      expect((await sessions.deleteBySso(ACME, { sid: 'sid-old' })).map((each) => each.auth)).toEqual([
+        undefined,
+      ]);
     });
 
     it('touch only moves last-seen forward, and keeps the absolute expiry', async () => {

@@ -21,6 +21,7 @@ export {
   sessionKeepUntil,
   withoutProviderTokens,
 } from '../domain/session/session.js';
+export type { SessionAuth, SessionStage } from '../domain/session/session-auth.js';
 export type { SessionLookup } from '../domain/session/session-lookup.port.js';
 export type { SessionSide } from '../domain/session/session-side.port.js';
 export type {

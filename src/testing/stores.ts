@@ -10,7 +10,7 @@
  * in `declares`; the others' tests are not registered at all (not skipped), and the suite's name
  * says which were left out. One test checks that the store declares exactly what `declares` says.
  */
-export { contractSession, contractSsoData } from './contract-fixtures.js';
+export { contractAuth, contractSession, contractSsoData } from './contract-fixtures.js';
 export * from './service-stores.js';
 export * from './session-store-contract.js';
 // What a store's author implements against (also `/store-runtime`, without vitest), and the

@@ -9,7 +9,7 @@ import type { SessionLookup } from '../../src/domain/session/session-lookup.port
 import type { SessionStore } from '../../src/domain/session/session-store.port.js';
 import type { User } from '../../src/domain/user/user.js';
 import type { DirectoryRepository, UserRepository } from '../../src/domain/user/user-repository.port.js';
-import { contractSession, contractSsoData } from '../../src/testing/stores.js';
+import { contractAuth, contractSession, contractSsoData } from '../../src/testing/stores.js';
 import { newUser, T0 } from './user-repository.contract.js';
 
 export interface StoreWithSessions extends SessionLookup {
@@ -106,6 +106,33 @@ export function sessionLookupContract(open: () => Promise<StoreWithSessions>): v
       expect((await store.findSessionWithUser(session.tokenHash))?.session).toEqual(
         withoutProviderTokens(session),
       );
+    });
+
+    // The hot path is what the session check reads: the stage and methods must survive it (on
+    // SQL, the JSON row's time too), and a session stored before them must come back without.
+    it('carries `auth` with the session (each stage, the time to the millisecond), or none when made without', async () => {
+      const made = [
+        contractSession(alice.userId, { createdAt: T0, auth: contractAuth() }),
+        contractSession(alice.userId, {
+          createdAt: T0,
+          auth: contractAuth({ stage: 'second_factor', amr: ['pwd'], authTime: new Date(T0.getTime() + 1) }),
+        }),
+        contractSession(bob.userId, {
+          createdAt: T0,
+          auth: contractAuth({ stage: 'enrolment', amr: ['pwd'], authTime: new Date(T0.getTime() + 999) }),
+        }),
+      ];
+      const before = contractSession(bob.userId, { createdAt: T0 });
+      for (const session of [...made, before]) await sessions.create(session);
+      const found = await Promise.all(
+        [...made, before].map((session) => store.findSessionWithUser(session.tokenHash)),
+      );
+      expect(found.map((item) => item?.session.auth)).toEqual([
+        ...made.map((session) => session.auth),
+        undefined,
+      ]);
+      expect(found[1]?.session.auth?.authTime.getTime()).toBe(T0.getTime() + 1);
+      expect(found[3]?.session).not.toHaveProperty('auth');
     });
 
     it('returns the current user state with the session (disabled users included)', async () => {

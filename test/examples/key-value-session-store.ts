@@ -1,5 +1,6 @@
 import {
   DomainError,
+  type SessionAuth,
   type SessionRecord,
   type SessionStore,
   type SessionStoreCapabilities,
@@ -16,20 +17,23 @@ export interface KeyValue {
   delete(key: string): Promise<boolean>;
 }
 
-type Stored = Omit<StoredSession, 'createdAt' | 'lastSeenAt' | 'expiresAt'> & {
+type Stored = Omit<StoredSession, 'createdAt' | 'lastSeenAt' | 'expiresAt' | 'auth'> & {
   createdAt: string;
   lastSeenAt: string;
   expiresAt: string;
   keepUntil: string;
+  /** How and when the session was made; absent on one made without it (kept absent). */
+  auth?: Omit<SessionAuth, 'authTime'> & { authTime: string };
 };
 
 function revive(stored: Stored): StoredSession {
-  const { keepUntil: _keepUntil, ...session } = stored;
+  const { keepUntil: _keepUntil, auth, ...session } = stored;
   return {
     ...session,
     createdAt: new Date(stored.createdAt),
     lastSeenAt: new Date(stored.lastSeenAt),
     expiresAt: new Date(stored.expiresAt),
+    ...(auth ? { auth: { ...auth, authTime: new Date(auth.authTime) } } : {}),
   };
 }
 
@@ -53,12 +57,14 @@ export class KeyValueSessionStore implements SessionStore {
       for (const key of this.ssoKeys(session.sso))
         await this.update(key, (hashes) => [...hashes, session.tokenHash]);
     }
+    const { auth, ...rest } = session;
     const stored: Stored = {
-      ...session,
+      ...rest,
       createdAt: session.createdAt.toISOString(),
       lastSeenAt: session.lastSeenAt.toISOString(),
       expiresAt: session.expiresAt.toISOString(),
       keepUntil: keepUntil.toISOString(),
+      ...(auth ? { auth: { ...auth, authTime: auth.authTime.toISOString() } } : {}),
     };
     await this.call(() => this.kv.set(`s:${session.tokenHash}`, JSON.stringify(stored), keepUntil));
   }

@@ -1,4 +1,5 @@
 import type { LoginMethod, SessionRecord, StoredSession } from '../../domain/session/session.js';
+import type { SessionAuth, SessionStage } from '../../domain/session/session-auth.js';
 import { ENVIRONMENT_PROVIDER_ID } from '../../domain/sso/provider-registration.js';
 
 /**
@@ -23,6 +24,13 @@ interface StoredRecord {
   si: string | null;
   ss: string | null;
   sd: string | null;
+  /**
+   * The session's `auth`: stage, methods (`amr`), auth time in ms. All three absent on a record
+   * written before second factors: it reads as no `auth` (`sessionAuthOf` decides then).
+   */
+  as?: SessionStage;
+  am?: string[];
+  at?: number;
 }
 
 export function recordOf(session: StoredSession): StoredRecord {
@@ -38,7 +46,16 @@ export function recordOf(session: StoredSession): StoredRecord {
     si: session.sso?.issuer ?? null,
     ss: session.sso?.subject ?? null,
     sd: session.sso?.sid ?? null,
+    ...(session.auth
+      ? { as: session.auth.stage, am: [...session.auth.amr], at: session.auth.authTime.getTime() }
+      : {}),
   };
+}
+
+/** The record's `auth`, when it has all three fields; otherwise none (a pre-upgrade record). */
+function authOf(r: StoredRecord): { auth?: SessionAuth } {
+  if (r.as === undefined || r.am === undefined || r.at === undefined) return {};
+  return { auth: { stage: r.as, amr: r.am, authTime: new Date(r.at) } };
 }
 
 export function sessionOf(tokenHash: string, raw: string, lastSeenMs: string): SessionRecord {
@@ -57,6 +74,7 @@ export function sessionOf(tokenHash: string, raw: string, lastSeenMs: string): S
       r.si && r.ss
         ? { provider: r.sp ?? ENVIRONMENT_PROVIDER_ID, issuer: r.si, subject: r.ss, sid: r.sd }
         : null,
+    ...authOf(r),
   };
 }
 

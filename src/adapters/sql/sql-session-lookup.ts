@@ -10,6 +10,7 @@ const SESSION_USER_DATES = [
   's_created_at',
   'last_seen_at',
   'expires_at',
+  'auth_time',
   'password_changed_at',
   'credentials_expire_at',
   'first_login_at',

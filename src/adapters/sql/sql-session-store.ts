@@ -1,4 +1,5 @@
 import type { LoginMethod, SessionRecord, SsoOrigin, StoredSession } from '../../domain/session/session.js';
+import type { SessionAuth, SessionStage } from '../../domain/session/session-auth.js';
 import type { SessionLookup } from '../../domain/session/session-lookup.port.js';
 import type {
   EndAllSessions,
@@ -13,7 +14,8 @@ import type { SqlExecutor } from './sql-client.js';
 
 export const SESSION_COLUMNS = `
   s.token_hash, s.handle, s.user_id AS s_user_id, s.method, s.created_at AS s_created_at, s.last_seen_at,
-  s.expires_at, s.client_address, s.user_agent, s.sso_provider, s.sso_issuer, s.sso_subject, s.sso_sid`;
+  s.expires_at, s.client_address, s.user_agent, s.sso_provider, s.sso_issuer, s.sso_subject, s.sso_sid,
+  s.auth_stage, s.auth_methods, s.auth_time`;
 
 /** The provider tokens: read only when a session ends (they can be kilobytes each). */
 const PROVIDER_TOKEN_COLUMNS = 's.sso_id_token, s.sso_access_token, s.sso_refresh_token';
@@ -32,6 +34,10 @@ export interface SessionRow {
   sso_issuer: string | null;
   sso_subject: string | null;
   sso_sid: string | null;
+  /** The three `auth` columns (migration 0013): all null on a row written before them. */
+  auth_stage: SessionStage | null;
+  auth_methods: string[] | null;
+  auth_time: Date | null;
 }
 
 interface StoredSessionRow extends SessionRow {
@@ -61,7 +67,17 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
             sid: row.sso_sid,
           }
         : null,
+    ...authFromRow(row),
   };
+}
+
+/**
+ * The session's `auth`, or nothing: a row from before migration 0013 has none (the table's check
+ * keeps the three columns together), and the record then has no `auth` key at all, as it was made.
+ */
+function authFromRow(row: SessionRow): { auth?: SessionAuth } {
+  if (row.auth_stage === null || row.auth_methods === null || row.auth_time === null) return {};
+  return { auth: { stage: row.auth_stage, amr: row.auth_methods, authTime: row.auth_time } };
 }
 
 function storedSessionFromRow(row: StoredSessionRow): StoredSession {
@@ -105,8 +121,8 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
     await this.sql.query(
       `INSERT INTO sessions (token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
          client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
-         sso_refresh_token, sso_provider)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
+         sso_refresh_token, sso_provider, auth_stage, auth_methods, auth_time)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
       [
         session.tokenHash,
         session.handle,
@@ -124,6 +140,9 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
         session.sso?.accessTokenSealed ?? null,
         session.sso?.refreshTokenSealed ?? null,
         session.sso?.provider ?? null,
+        session.auth?.stage ?? null,
+        session.auth ? [...session.auth.amr] : null,
+        session.auth?.authTime ?? null,
       ],
       'session_create',
     );

@@ -12,7 +12,9 @@ export interface SessionKeeping {
   readonly capabilities: KeepingCapabilities;
   /**
    * Stores a new session. `keepUntil` is when the store may forget it (its earlier time-out plus
-   * a grace, `sessionKeepUntil`): until then it must be found; after, it may be gone.
+   * a grace, `sessionKeepUntil`): until then it must be found; after, it may be gone. Every read
+   * gives back what was stored, `auth` included (`authTime` to the millisecond), and no `auth` for
+   * a session stored without one: docs/stores.md "What a store must keep".
    */
   create(session: StoredSession, keepUntil: Date): Promise<void>;
   /**
