@@ -112,6 +112,8 @@ export class ChangePassword {
         ...(replaced.sso ? { sso: replaced.sso } : {}),
         countAsLogin: false,
         expiresAt: current.session.expiresAt,
+        // A rotation changes the id, never what the session proved nor when (step-up holds as before).
+        auth: { stage: 'full', amr: current.auth.amr, authTime: current.auth.authTime },
       });
       await repositories.audit.record(
         auditEvent({
