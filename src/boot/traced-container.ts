@@ -19,7 +19,12 @@ import { TOKENS } from './tokens.js';
 /** The tenant and user a result names, when it names them (a user, or something holding one). */
 function whoseResult(result: unknown): Attributes {
   if (!result || typeof result !== 'object') return {};
-  const holder = result as { user?: unknown; ids?: { tenant_id?: string }; userId?: unknown; tenantId?: unknown };
+  const holder = result as {
+    user?: unknown;
+    ids?: { tenant_id?: string };
+    userId?: unknown;
+    tenantId?: unknown;
+  };
   if (holder.user && typeof holder.user === 'object') return whoseResult(holder.user);
   const attributes: Attributes = {};
   const tenant = typeof holder.tenantId === 'string' ? holder.tenantId : holder.ids?.tenant_id;
@@ -95,14 +100,21 @@ export function traceContainer(container: Container): void {
     tracedObject(useCase, {
       execute: {
         span: 'gatehouse.password.change',
-        attributes: ((current: AuthenticatedSession) => whoseResult(current.user)) as TracedMethod['attributes'],
+        attributes: ((current: AuthenticatedSession) =>
+          whoseResult(current.user)) as TracedMethod['attributes'],
       },
     }),
   );
-  container.onActivation(TOKENS.SessionManagement, (_, useCase) => everyMethod(useCase, 'gatehouse.sessions'));
+  container.onActivation(TOKENS.SessionManagement, (_, useCase) =>
+    everyMethod(useCase, 'gatehouse.sessions'),
+  );
   container.onActivation(TOKENS.AdminUsers, (_, useCase) => everyMethod(useCase, 'gatehouse.admin.users'));
-  container.onActivation(TOKENS.AdminDirectory, (_, useCase) => everyMethod(useCase, 'gatehouse.admin.directory'));
-  container.onActivation(TOKENS.AdminProviders, (_, useCase) => everyMethod(useCase, 'gatehouse.admin.providers'));
+  container.onActivation(TOKENS.AdminDirectory, (_, useCase) =>
+    everyMethod(useCase, 'gatehouse.admin.directory'),
+  );
+  container.onActivation(TOKENS.AdminProviders, (_, useCase) =>
+    everyMethod(useCase, 'gatehouse.admin.providers'),
+  );
   container.onActivation(TOKENS.ImportUsers, (_, useCase) => everyMethod(useCase, 'gatehouse.admin.import'));
   container.onActivation(TOKENS.AdminAudit, (_, useCase) => everyMethod(useCase, 'gatehouse.admin.audit'));
   container.onActivation(TOKENS.HttpCore, (_, core) => tracedHttpCore(core));

@@ -30,18 +30,18 @@ interface AnyValue {
 
 type KeyValues = Array<{ key: string; value?: AnyValue }> | undefined;
 
-function valueOf(value: AnyValue | undefined): unknown {
+function plainValue(value: AnyValue | undefined): unknown {
   if (!value) return undefined;
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(plainValue);
   return undefined;
 }
 
 function attributesOf(list: KeyValues): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, plainValue(value)]));
 }
 
 /** Hex from OTLP/JSON's hex string or protobuf's bytes. */
@@ -81,7 +81,10 @@ function flatten(request: ExportRequest, transport: ReceivedSpan['transport']): 
           parentSpanId: idOf(span.parentSpanId),
           name: span.name,
           kind: span.kind ?? 0,
-          status: { code: span.status?.code ?? 0, ...(span.status?.message ? { message: span.status.message } : {}) },
+          status: {
+            code: span.status?.code ?? 0,
+            ...(span.status?.message ? { message: span.status.message } : {}),
+          },
           attributes: attributesOf(span.attributes),
           events: (span.events ?? []).map((event) => ({
             name: event.name,

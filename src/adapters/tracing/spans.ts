@@ -54,7 +54,10 @@ export interface TracedMethod {
  * The use case `target` with each method of `methods` run in a span; everything else is the
  * target's own. A wrapper, so no use case knows about tracing (bound in src/boot only when on).
  */
-export function tracedObject<T extends object>(target: T, methods: Partial<Record<keyof T, TracedMethod>>): T {
+export function tracedObject<T extends object>(
+  target: T,
+  methods: Partial<Record<keyof T, TracedMethod>>,
+): T {
   const cache = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, property) {

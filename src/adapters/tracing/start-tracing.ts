@@ -14,21 +14,28 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
  */
 export async function startTracing(): Promise<{ shutdown(): Promise<void> }> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const [{ NodeSDK: Sdk }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { PinoInstrumentation }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/instrumentation-http'),
-      import('@opentelemetry/instrumentation-pg'),
-      import('@opentelemetry/instrumentation-ioredis'),
-      import('@opentelemetry/instrumentation-pino'),
-    ]);
+  const [
+    { NodeSDK: Sdk },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { IORedisInstrumentation },
+    { PinoInstrumentation },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/instrumentation-ioredis'),
+    import('@opentelemetry/instrumentation-pino'),
+  ]);
   const sdk: NodeSDK = new Sdk({
     instrumentations: [
       new HttpInstrumentation({
         // Only the API's own requests make server spans; the SDK's exports make none.
         disableOutgoingRequestInstrumentation: true,
-        // Headers are never recorded (cookies); the query string is not either (a code, a state).
-        ignoreIncomingRequestHook: () => false,
+        // Headers are never recorded (cookies), nor a query string (it could hold a code or a
+        // state): the hook's attributes replace the instrumentation's.
+        startIncomingSpanHook: (request) =>
+          'url' in request && request.url?.includes('?') ? { 'url.query': 'REDACTED' } : {},
       }),
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
       // Commands are recorded by name only: a key names a session (its token's hash).
