@@ -27,6 +27,7 @@ const SSO_USERNAME = 'sso-bertil';
 const PROVIDER = 'customer-idp';
 const TENANT = 'tenant-7';
 const SERVER = 2;
+const CLIENT = 3;
 const ERROR = 2;
 
 /** Every name, attribute and event of every span, and the raw export bodies. */
@@ -238,7 +239,10 @@ for (const { protocol, transport, sessions } of CASES) {
           'gatehouse.provider.endpoint': 'token',
           'http.response.status_code': 200,
         });
-        for (const call of calls) expect(call.attributes['gatehouse.provider_id']).toBe(PROVIDER);
+        for (const call of calls) {
+          expect(call.attributes['gatehouse.provider_id']).toBe(PROVIDER);
+          expect(call.kind).toBe(CLIENT);
+        }
         const tokenRequest = tp.requests.find(
           (request) => request.method === 'POST' && /token/.test(request.url),
         )!;

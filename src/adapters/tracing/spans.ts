@@ -1,4 +1,4 @@
-import { type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { isDomainError } from '../../domain/shared/domain-error.js';
 
 /** Gatehouse's own tracer; its spans are children of whatever span is active (the request's). */
@@ -24,8 +24,9 @@ export async function inSpan<T>(
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
   describe?: (result: T) => Attributes,
+  kind: SpanKind = SpanKind.INTERNAL,
 ): Promise<T> {
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+  return tracer.startActiveSpan(name, { attributes, kind }, async (span) => {
     try {
       const result = await work(span);
       span.setAttributes({ ...(describe?.(result) ?? {}), [ATTRIBUTES.outcome]: 'ok' });

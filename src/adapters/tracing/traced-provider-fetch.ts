@@ -1,4 +1,4 @@
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, SpanKind } from '@opentelemetry/api';
 import { ATTRIBUTES, inSpan } from './spans.js';
 
 type ProviderEndpoint = 'discovery' | 'keys' | 'token' | 'revocation' | 'other';
@@ -50,6 +50,8 @@ export function tracedProviderFetch(providerId: string, next: typeof fetch): typ
         span.setAttribute('http.response.status_code', response.status);
         return response;
       },
+      undefined,
+      SpanKind.CLIENT,
     );
   };
 }
