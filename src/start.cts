@@ -9,9 +9,22 @@
  * buffers the process keeps: one thread per core hashes as fast as Node's default of four on two
  * cores, with 40 MB less resident memory (measured in docs/performance.md). A value set in the
  * environment wins.
+ *
+ * Tracing (OTEL_* variables) starts next, before the service's modules load: its
+ * instrumentations patch `http`, `pg`, `ioredis` and `pino` as they are first imported.
  */
 import os = require('node:os');
 
 process.env.UV_THREADPOOL_SIZE ||= String(Math.max(2, os.availableParallelism()));
 
-void import('./main.js');
+void (async () => {
+  try {
+    await (await import('./boot/tracing.js')).startTracingIfWanted();
+  } catch (error) {
+    process.stderr.write(
+      `Gatehouse failed to start tracing: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  }
+  await import('./main.js');
+})();

@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../adapters/logging/logger.js';
 import { commandPartsOf } from './command-parts.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { openServiceGatehouse } from './gatehouse.js';
+import { flushTracing } from './tracing.js';
 
 /**
  * WORKERS=n (n > 1, PostgreSQL only): this primary process migrates and bootstraps once, then runs
@@ -81,6 +82,8 @@ export async function runService(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining in-flight requests');
     await gatehouse.close();
+    // The last spans go to the collector before the process ends (nothing when tracing is off).
+    await flushTracing();
     logger.info('stopped');
     process.exit(0);
   };

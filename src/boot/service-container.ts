@@ -16,6 +16,7 @@ import { openSqlClient } from './open-store.js';
 import type { ServiceRole } from './service-role.js';
 import { createSsoParts } from './sso-module.js';
 import { tokenSealerFor } from './token-sealer-for.js';
+import { tracingWanted } from './tracing.js';
 
 export interface ServiceContainerOptions {
   config: Config;
@@ -54,6 +55,8 @@ export interface ServiceContainer {
  */
 export async function openServiceContainer(options: ServiceContainerOptions): Promise<ServiceContainer> {
   const { config, logger } = options;
+  // Spans only when an OTEL_* variable asks for them: otherwise nothing of tracing is loaded.
+  const tracing = tracingWanted(process.env) ? await import('./traced-container.js') : null;
   // Metrics and the OpenID client are loaded only to serve: a command does without their modules.
   const metrics = options.serving
     ? new (await import('../adapters/metrics/gatehouse-metrics.js')).GatehouseMetrics()
@@ -63,6 +66,7 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
     options.serving && metrics
       ? await createSsoParts(config, logger, {
           ...(options.serving.oidcFetch ? { fetch: options.serving.oidcFetch } : {}),
+          ...(tracing ? { fetchFor: tracing.providerFetchFor } : {}),
           observer: metrics.observeOpenIdCall,
           keyObserverFor: (provider) => metrics.keyUseOf(provider),
         })
@@ -95,6 +99,7 @@ export async function openServiceContainer(options: ServiceContainerOptions): Pr
       ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}),
       ...(options.loginEvents ? { loginEvents: options.loginEvents } : {}),
     });
+    tracing?.traceContainer(container);
     return { container, database, applied };
   } catch (error) {
     await store.close();

@@ -99,7 +99,7 @@ function environmentProvider(
 export async function createSsoParts(
   config: Config,
   logger: Logger,
-  watch: Pick<ProviderDeployment, 'fetch' | 'observer' | 'keyObserverFor'> = {},
+  watch: Pick<ProviderDeployment, 'fetch' | 'fetchFor' | 'observer' | 'keyObserverFor'> = {},
 ): Promise<SsoParts> {
   const { providerParts, registeredProviderParts } = await import('../adapters/openid/provider-parts.js');
   // The deployment's share of every provider is the SSO section of the configuration as it is.

@@ -25,6 +25,8 @@ export interface ProviderDeployment {
   endpointOrigins: readonly string[];
   /** Replaces the network fetch of every provider (tests). */
   fetch?: typeof fetch;
+  /** Wraps the fetch of each provider, told its id (tracing: a span per call, named by provider). */
+  fetchFor?: (providerId: string, fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
   /** Told about each request to a provider (metrics), with that provider's id. */
   observer?: (call: ProviderCallObservation) => void;
   /** Told a provider's signature checks and refused keys (metrics), by provider id. */
@@ -72,7 +74,11 @@ export async function providerParts(options: ProviderPartsOptions): Promise<SsoP
     timeoutMs: deployment.providerTimeoutMs,
     allowInsecureHttp: deployment.allowInsecureHttp,
     endpointOrigins: deployment.endpointOrigins,
-    ...(deployment.fetch ? { fetch: deployment.fetch } : {}),
+    ...(deployment.fetchFor
+      ? { fetch: deployment.fetchFor(id, deployment.fetch ?? globalThis.fetch) }
+      : deployment.fetch
+        ? { fetch: deployment.fetch }
+        : {}),
     ...(observer ? { observer: (call: OpenIdCallObservation) => observer({ ...call, provider: id }) } : {}),
     ...(keyObserverFor ? { keyObserver: keyObserverFor(id) } : {}),
   });

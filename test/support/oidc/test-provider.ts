@@ -69,6 +69,8 @@ export interface RecordedRequest {
   /** Path and query. */
   url: string;
   authorization: string | undefined;
+  /** The W3C trace context the request carried, if any (tracing tests). */
+  traceparent?: string | undefined;
 }
 
 export interface TestClients {
@@ -368,7 +370,12 @@ export async function startTestProvider(options: StartTestProviderOptions = {}):
   let signingKey = generateSigningKey(signingAlg);
 
   const server: Server = createServer((req, res) => {
-    requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      authorization: req.headers.authorization,
+      traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
+    });
     const run = () => {
       if (req.url === SINK_PATH && req.method === 'POST') {
         let body = '';
