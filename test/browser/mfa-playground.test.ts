@@ -20,6 +20,12 @@ const browser = chromiumForThisFile();
 
 const textOf = async (page: Page, selector: string) => (await page.textContent(selector)) ?? '';
 
+/** The page's status line, and its error line when there is one: a failed poll then says why. */
+const statusOf = async (page: Page) => {
+  const error = await textOf(page, '#error');
+  return (await textOf(page, '#status')) + (error ? ` [error: ${error}]` : '');
+};
+
 /** A password user of the scenario's own, in Acme's tenant as the playground's dana is. */
 const userNamed = (username: string): DemoPasswordUser => ({
   ...DANA,
@@ -82,7 +88,7 @@ for (const transport of ['koa', 'fastify'] as const) {
       const page = await context.newPage();
       page.setDefaultTimeout(15_000);
       await open(page);
-      await expect.poll(() => textOf(page, '#status')).toBe('Not signed in.');
+      await expect.poll(() => statusOf(page)).toBe('Not signed in.');
       return page;
     }
 
@@ -95,13 +101,13 @@ for (const transport of ['koa', 'fastify'] as const) {
     /** A password login of a user with no factor: a full session at once. */
     async function passwordLogin(page: Page, user: DemoPasswordUser): Promise<void> {
       await typePassword(page, user);
-      await expect.poll(() => textOf(page, '#status')).toBe('Signed in with a password.');
+      await expect.poll(() => statusOf(page)).toBe('Signed in with a password.');
       expect(JSON.parse(await textOf(page, '#profile'))).toMatchObject({ username: user.username });
     }
 
     async function logOut(page: Page): Promise<void> {
       await page.click('#logout');
-      await expect.poll(() => textOf(page, '#status')).toMatch(/^Signed out/);
+      await expect.poll(() => statusOf(page)).toMatch(/^Signed out/);
       expect(await textOf(page, '#error')).toBe('');
     }
 
@@ -202,9 +208,9 @@ for (const transport of ['koa', 'fastify'] as const) {
         expect((await billing(page)).code).toBe('MFA_REQUIRED');
         expect(await page.isVisible('#recovery')).toBe(false);
         await page.click('#billing-relogin');
-        await expect.poll(() => textOf(page, '#status')).toBe('Log in again to see billing.');
+        await expect.poll(() => statusOf(page)).toBe('Log in again to see billing.');
         await typePassword(page, tess);
-        await expect.poll(() => textOf(page, '#status')).toBe('Second factor needed.');
+        await expect.poll(() => statusOf(page)).toBe('Second factor needed.');
         expect(await page.isVisible('#second-step-totp')).toBe(true);
         // Tess has no passkey: the second step does not offer one.
         expect(await page.isVisible('#second-step-passkey')).toBe(false);
@@ -218,7 +224,7 @@ for (const transport of ['koa', 'fastify'] as const) {
         await page.fill('#totp-code', totpCode(secret, 1));
         await page.click('#totp-verify');
         await expect
-          .poll(() => textOf(page, '#status'))
+          .poll(() => statusOf(page))
           .toBe('Signed in with a password and an authenticator app code.');
         expect(JSON.parse(await textOf(page, '#profile'))).toMatchObject({ username: 'tess' });
         await expect.poll(async () => (await billing(page)).code).toBe('ok');
@@ -255,7 +261,7 @@ for (const transport of ['koa', 'fastify'] as const) {
         // No password: the passkey with user verification is the whole login, and two factors.
         await logOut(page);
         await page.click('#passkey-login');
-        await expect.poll(() => textOf(page, '#status')).toBe('Signed in with a passkey.');
+        await expect.poll(() => statusOf(page)).toBe('Signed in with a passkey.');
         expect(await textOf(page, '#error')).toBe('');
         expect(JSON.parse(await textOf(page, '#profile'))).toMatchObject({ username: 'pat' });
         await open(page, '/billing');
@@ -266,10 +272,10 @@ for (const transport of ['koa', 'fastify'] as const) {
         await open(page);
         await logOut(page);
         await typePassword(page, pat);
-        await expect.poll(() => textOf(page, '#status')).toBe('Second factor needed.');
+        await expect.poll(() => statusOf(page)).toBe('Second factor needed.');
         expect(await page.isVisible('#second-step-totp')).toBe(false);
         await page.click('#second-step-passkey');
-        await expect.poll(() => textOf(page, '#status')).toBe('Signed in with a password and a passkey.');
+        await expect.poll(() => statusOf(page)).toBe('Signed in with a password and a passkey.');
         expect(await textOf(page, '#error')).toBe('');
         // Each assertion advanced the authenticator's counter.
         const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
