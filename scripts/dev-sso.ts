@@ -1,6 +1,8 @@
 /**
  * `npm run dev:sso`: two customers' OpenID providers (Acme and Globex), Gatehouse with both in its
  * provider registry, and a demo portal, all in this process (see scripts/dev-sso/playground.ts).
+ * The portal also has a password user (dana) for second factors, passkeys and a Billing page that
+ * demands step-up (docs/mfa-playground.md).
  * Development only: the providers accept any password and everything speaks plain http on the
  * loopback interface.
  *

@@ -11,7 +11,11 @@
  * - a demo portal (served here, not by Gatehouse) offering "Log in with Acme" and "Log in with
  *   Globex": it performs step 1 in the browser with that customer's redirect URI (which is how
  *   Gatehouse selects the provider) and reverse-proxies /api/* to Gatehouse, so the session
- *   cookie is first-party.
+ *   cookie is first-party;
+ * - a password user (password-user.ts) for the portal's Security part: an authenticator app,
+ *   passkeys (relying party `localhost`, the portal's origin trusted), passkey login, and a Billing
+ *   page that demands step-up through the forward-auth check (billing-gate.ts). TOTP secrets are
+ *   sealed with the same generated TOKEN_ENCRYPTION_KEY as the registry's secrets.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,9 +29,12 @@ import { loadConfig } from '../../src/boot/config/config.js';
 import { type ServiceGatehouse as Gatehouse, openServiceGatehouse } from '../../src/boot/gatehouse.js';
 import { TOKENS } from '../../src/boot/tokens.js';
 import { startTestProvider, type TestProvider } from '../../test/support/oidc/test-provider.js';
+import { billingAnswer } from './billing-gate.js';
 import { ACME_INTERPRETER_MODULE, DEMO_CUSTOMERS, type DemoCustomer } from './customers.js';
 import { adminProviders, registerCustomerProvider, seedCustomerDirectory } from './demo-setup.js';
-import { PORTAL_HTML, PORTAL_JS, type PortalConfig } from './portal-page.js';
+import { DANA, seedPasswordUser } from './password-user.js';
+import { PORTAL_HTML, PORTAL_SCRIPTS, type PortalConfig } from './portal-page.js';
+import { otpauthQrCode } from './qr-code.js';
 
 export const DEFAULT_PORTS = { portal: 3000, gatehouse: 8080, acme: 9090, globex: 9091 } as const;
 export const PORTAL_SCOPE = 'openid profile offline_access';
@@ -193,9 +200,27 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         if (!gatehouseTarget) return send(res, 503, 'text/plain', 'Gatehouse is starting.');
         return proxy(req, res, gatehouseTarget);
       }
+      if (path === '/portal/qr' && req.method === 'POST') {
+        return void otpauthQrCode(req).then(
+          (answer) =>
+            answer.status === 200
+              ? send(res, 200, 'image/svg+xml', answer.svg)
+              : send(res, answer.status, 'text/plain', answer.message),
+          () => send(res, 500, 'text/plain', 'The QR code could not be drawn.'),
+        );
+      }
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'GET only.');
-      if (path === '/' || callbacks.has(path)) return send(res, 200, 'text/html; charset=utf-8', PORTAL_HTML);
-      if (path === '/portal.js') return send(res, 200, 'text/javascript; charset=utf-8', PORTAL_JS);
+      if (path === '/portal/billing') {
+        if (!gatehouseTarget) return send(res, 503, 'text/plain', 'Gatehouse is starting.');
+        return void billingAnswer(req, gatehouseTarget).then((answer) =>
+          send(res, answer.status, answer.type, answer.body),
+        );
+      }
+      if (path === '/' || path === '/billing' || callbacks.has(path)) {
+        return send(res, 200, 'text/html; charset=utf-8', PORTAL_HTML);
+      }
+      const script = PORTAL_SCRIPTS[path];
+      if (script !== undefined) return send(res, 200, 'text/javascript; charset=utf-8', script);
       if (path === '/portal-config.json' && portalConfig) {
         return send(res, 200, 'application/json', JSON.stringify(portalConfig));
       }
@@ -235,6 +260,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       OIDC_ALLOW_INSECURE_HTTP: 'true',
       // The browser's Origin is the portal's; the proxy hands the request to Gatehouse's own host.
       TRUSTED_ORIGINS: portalUrl,
+      // Passkeys: the portal's host is the relying party (Chromium admits http://localhost).
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_RP_NAME: 'Gatehouse playground',
       ...options.env,
       TOKEN_ENCRYPTION_KEY:
         options.env?.TOKEN_ENCRYPTION_KEY ?? tokenEncryptionKey(dataDir, temporaryDataDir),
@@ -263,6 +291,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         config.sso.userLevels,
       );
     }
+    // The password user of the portal's Security part (second factors, passkeys, step-up).
+    await seedPasswordUser(gatehouse, DANA);
     // Every instance picks registry changes up within SSO_REGISTRY_POLL_MS; this one at once.
     const directory = gatehouse.container.get(TOKENS.ProviderDirectory);
     await directory.refresh();
@@ -344,6 +374,11 @@ export function instructionsText(
     'The portal then shows the ids and profile Gatehouse answered and your sessions, each naming the',
     'provider it came through; "Logout" calls POST /api/v1/openid/logout/ (ends the session, revokes',
     "the tokens at that session's provider).",
+    '',
+    `Second factors and passkeys: log in with a password as ${DANA.username} / "${DANA.password}", then under`,
+    '"Security" set up an authenticator app (scan the QR code) or add a passkey, log out, and log in',
+    'again: with the password and a code or the passkey, or "Log in with a passkey" alone. The "Billing"',
+    'page wants two factors and a login of the last 5 minutes (forward auth with ?mfa=1&max_age=300).',
     '',
     'Ports: DEV_SSO_PORTAL_PORT, DEV_SSO_GATEHOUSE_PORT, DEV_SSO_ACME_PORT, DEV_SSO_GLOBEX_PORT (0 = random).',
     'Keep the database between runs: DEV_SSO_DATA_DIR=./data-dev-sso. Ctrl+C stops everything.',
