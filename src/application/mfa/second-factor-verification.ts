@@ -119,10 +119,14 @@ export class SecondFactorVerification {
     if (proof.method === 'totp') {
       const code = proof.code.replace(/\s/g, '');
       if (!TOTP_CODE.test(code) || !isConfirmed(factors.totp)) return null;
-      const { factorId, sealedSecret } = factors.totp;
+      const { factorId, sealedSecret, lastAcceptedStep } = factors.totp;
       const secret = openTotpSecret(this.totpSealer, sealedSecret, { userId, factorId });
       const step = secret ? this.totp.matchingStep(secret, code) : null;
-      if (step === null) return null;
+      // A replay is refused here already, before the unit that ends the pending session: where
+      // sessions live outside the database (SESSION_STORE=redis, memory) an ended session stays
+      // ended when the unit fails, and a replay must not cost the user the login under way. The
+      // write in the unit stays the one that decides (two requests racing with one code).
+      if (step === null || (lastAcceptedStep !== null && step <= lastAcceptedStep)) return null;
       return async (repositories) => {
         if (!(await repositories.mfa.acceptTotpStep(userId, factorId, step))) throw mfaInvalid();
       };
