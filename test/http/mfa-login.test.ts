@@ -115,6 +115,15 @@ for (const store of ['pglite', 'fastify', 'memory'] as const) {
       expectProblem(await client.get('/api/v1/sessions/'), 403, 'MFA_REQUIRED');
     });
 
+    it('exposes every gatehouse_mfa_total pair from the start', async () => {
+      for (const method of ['totp', 'webauthn', 'recovery_code']) {
+        for (const outcome of ['success', 'invalid', 'throttled']) {
+          expect(await metric(server, method, outcome)).toBeGreaterThanOrEqual(0);
+        }
+      }
+      expect(await metric(server, 'webauthn', 'throttled')).toBe(0);
+    });
+
     it('finishes the login with a TOTP code: the full answer, a new session id, the pending one dead', async () => {
       const { client } = await firstStep('bob');
       const pending = client.session!;
