@@ -152,6 +152,14 @@ for (const store of ['pglite', 'fastify', 'memory'] as const) {
       );
       // A full session has no second step to take.
       expectProblem(await client.post('/api/v1/mfa/verify/', { totp: '123456' }), 403, 'MFA_NOT_APPLICABLE');
+      expect(server.logs).toContainEqual(
+        expect.objectContaining({
+          event: 'mfa_checked',
+          method: 'totp',
+          outcome: 'success',
+          userId: 'u-bob',
+        }),
+      );
       const events = await server.store.audit.listForUser('u-bob', { limit: 1000 });
       expect(events.map((event) => [event.event, event.outcome, event.reason])).toEqual(
         expect.arrayContaining([
