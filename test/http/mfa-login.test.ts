@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../src/boot/tokens.js';
 import { newRecoveryCodes, normaliseRecoveryCode } from '../../src/domain/mfa/recovery-codes.js';
 import { sealTotpSecret } from '../../src/domain/mfa/totp-secret-sealing.js';
+import { pgEnabled } from '../support/databases.js';
 import { expectProblem } from '../support/expect-problem.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
@@ -58,8 +59,8 @@ async function metric(server: TestServer, method: string, outcome: string): Prom
   return Number(line!.split(' ').pop());
 }
 
-for (const store of ['pglite', 'fastify', 'memory'] as const) {
-  describe(`login with a second factor [${store}]`, () => {
+for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as const) {
+  describe.skipIf(store === 'postgres' && !pgEnabled)(`login with a second factor [${store}]`, () => {
     let server: TestServer;
     const secrets = new Map<string, string>();
     const recovery = new Map<string, string[]>();
@@ -76,7 +77,7 @@ for (const store of ['pglite', 'fastify', 'memory'] as const) {
         },
       });
       const base = { password: PASSWORD, tenantId: 't1', groupId: 'g1', phoneNumber: '+33 1 23 45 67 89' };
-      for (const name of ['ann', 'bob', 'cid', 'dan', 'eve', 'fay', 'gus']) {
+      for (const name of ['ann', 'bob', 'cid', 'dan', 'eve', 'fay', 'gus', 'hal']) {
         const user = await seedUser(server, { ...base, username: name, userId: `u-${name}` });
         secrets.set(name, await enrolTotp(server, user.userId));
         recovery.set(name, await giveRecoveryCodes(server, user.userId));
@@ -180,6 +181,15 @@ for (const store of ['pglite', 'fastify', 'memory'] as const) {
       // The pending session survives a wrong code: the user tries again.
       server.clock.advanceSeconds(30);
       expect((await client.post('/api/v1/mfa/verify/', { totp: codeAt(server, secret) })).status).toBe(200);
+    });
+
+    it('lets one of two second steps racing with the same code through, never both', async () => {
+      const [one, two] = await Promise.all([firstStep('hal'), firstStep('hal')]);
+      const code = codeAt(server, secrets.get('hal')!);
+      const answers = await Promise.all(
+        [one, two].map(({ client }) => client.post('/api/v1/mfa/verify/', { totp: code })),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
     });
 
     it('accepts a recovery code once ever, however it is typed', async () => {
