@@ -1,12 +1,14 @@
 import { auditAccount, auditEvent } from '../domain/audit/audit-event.js';
 import type { DeviceProofs, IssuedDeviceProof } from '../domain/login/device-proofs.port.js';
 import { LoginPolicy } from '../domain/login/login-policy.js';
-import { LoginThrottle } from '../domain/login/login-throttle.js';
+import { LoginThrottle, type ThrottleTicket } from '../domain/login/login-throttle.js';
+import { type SecondStep, secondStepOf } from '../domain/mfa/second-step.js';
 import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import { hashPassword, verifyPassword } from '../domain/password/password-text.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 import type { Store } from '../domain/store.port.js';
+import type { User, UserLevel } from '../domain/user/user.js';
 import { canonicalUsername } from '../domain/user/username.js';
 import type { LoginEvents } from './login-events.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
@@ -26,8 +28,41 @@ export interface PasswordLoginInput {
 
 /** A successful password login, plus the proof the browser keeps that it logged in as this user. */
 export interface PasswordLoginResult extends LoginResult {
+  kind: 'full';
   device: IssuedDeviceProof;
 }
+
+/**
+ * A right password that is not a login yet (contract 3b): a pending session waits for the second
+ * factor (or, for a user whose level requires one and who has none, for its enrolment). Its
+ * answer says only what the second step needs; no device proof until the login is whole.
+ */
+export interface PendingPasswordLogin extends SecondStep {
+  kind: 'pending';
+  token: string;
+  expiresAt: Date;
+  lifetimeS: number;
+  userId: string;
+  sessionHandle: string;
+  profile: {
+    user_level: UserLevel;
+    /** Whether the login, once finished, is the user's first (it is marked then, not now). */
+    is_first_login: boolean;
+    username: string;
+  };
+}
+
+export type PasswordLoginOutcome = PasswordLoginResult | PendingPasswordLogin;
+
+/** The second-factor policy of password logins (config.mfa). */
+export interface SecondFactorSettings {
+  /** Levels whose password users must have a factor (MFA_REQUIRED_LEVELS). */
+  requiredLevels: readonly UserLevel[];
+  /** Life of a pending session (MFA_PENDING_TTL_S). */
+  pendingTtlS: number;
+}
+
+const NO_SECOND_FACTORS: SecondFactorSettings = { requiredLevels: [], pendingTtlS: 300 };
 
 function authenticationFailed(): DomainError {
   // One body for unknown user, wrong password and disabled account (ASVS 6.3.8).
@@ -47,9 +82,10 @@ export class PasswordLogin {
     private readonly events: LoginEvents,
     private readonly devices: DeviceProofs,
     private readonly ending: SessionEnding,
+    private readonly secondFactors: SecondFactorSettings = NO_SECOND_FACTORS,
   ) {}
 
-  async execute(input: PasswordLoginInput): Promise<PasswordLoginResult> {
+  async execute(input: PasswordLoginInput): Promise<PasswordLoginOutcome> {
     const usernameKey = canonicalUsername(input.username);
     const deviceId = await this.recognisedDevice(input.deviceProofs, usernameKey);
     const keys = LoginThrottle.keys(input.username, input.client.clientAddress, deviceId);
@@ -61,6 +97,12 @@ export class PasswordLogin {
       this.throttle.reserve(keys, this.clock.now()),
       this.store.users.findByUsername(input.username),
     ]);
+    // The user's factors are read while argon2 runs: no round trip is added before the hash, nor
+    // after it, for anyone. Read for every user with a password, so that the work does not depend
+    // on whether the password is right; awaited only when it is (the catch keeps an outage on a
+    // refused attempt from surfacing as an unhandled rejection: the refusal answers).
+    const factorsRead = user?.passwordHash ? this.store.mfa.factorsOf(user.userId) : null;
+    factorsRead?.catch(() => {});
     // Same work whatever the outcome: an unknown user (or one without a password) verifies a dummy hash.
     const { verified: passwordVerified, rehash } = await verifyPassword(
       this.hasher,
@@ -99,6 +141,10 @@ export class PasswordLogin {
     // Hashed before the transaction opens: argon2id is slow on purpose.
     // A weaker or older hash, or one of the raw (not normalised) password, is replaced.
     const upgraded = account.passwordHash && rehash ? await hashPassword(this.hasher, input.password) : null;
+    const secondStep = factorsRead
+      ? secondStepOf(account.userLevel, await factorsRead, this.secondFactors.requiredLevels)
+      : null;
+    if (secondStep) return this.pending(account, ticket, upgraded, secondStep, input, audited);
 
     // A fresh proof on every success (a new device id, a full budget, a new lifetime), made before
     // the session commits: a store failure while reading the signing key must not leave a session.
@@ -136,7 +182,70 @@ export class PasswordLogin {
       return issued;
     });
     this.events.loginSucceeded({ method: 'password', userId: account.userId });
-    return { ...result, device };
+    return { kind: 'full', ...result, device };
+  }
+
+  /**
+   * The first step of a two-step login: the password's budget is forgiven (it was right; the
+   * second factor has a budget of its own, which only a right factor forgives), the hash upgraded,
+   * and a pending session issued, short-lived and with a marked token. Not a login yet: no device
+   * proof, no first-login mark, no `loginSucceeded`; the audit trail records `login` with the
+   * stage as its reason.
+   */
+  private async pending(
+    account: User,
+    ticket: ThrottleTicket,
+    upgraded: string | null,
+    secondStep: SecondStep,
+    input: PasswordLoginInput,
+    audited: { actor: 'user'; method: 'password'; clientAddress: string | null },
+  ): Promise<PendingPasswordLogin> {
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.secondFactors.pendingTtlS * 1000);
+    const issued = await this.ending.unit(async (repositories, end) => {
+      await this.throttle.succeeded(ticket, repositories.throttle);
+      if (upgraded && account.passwordHash) {
+        await repositories.users.upgradePasswordHash(account.userId, account.passwordHash, upgraded);
+      }
+      const result = await this.issuer.issue(end, {
+        user: account,
+        method: 'password',
+        presentedTokens: input.presentedTokens,
+        client: input.client,
+        countAsLogin: false,
+        expiresAt,
+        auth: { stage: secondStep.stage, amr: ['pwd'] },
+      });
+      const { userId, passwordHash, passwordChangedAt } = account;
+      if (!(await repositories.users.passwordStillVerified(userId, passwordHash!, passwordChangedAt))) {
+        throw authenticationFailed();
+      }
+      await repositories.audit.record(
+        auditEvent({
+          ...audited,
+          ...auditAccount(account),
+          occurredAt: this.clock.now(),
+          event: 'login',
+          reason: secondStep.stage,
+          sessionHandle: result.sessionHandle,
+        }),
+      );
+      return result;
+    });
+    return {
+      kind: 'pending',
+      ...secondStep,
+      token: issued.token,
+      expiresAt: issued.expiresAt,
+      lifetimeS: issued.lifetimeS,
+      userId: account.userId,
+      sessionHandle: issued.sessionHandle,
+      profile: {
+        user_level: account.userLevel,
+        is_first_login: account.firstLoginAt === null,
+        username: account.username,
+      },
+    };
   }
 
   private async recognisedDevice(proofs: readonly string[], usernameKey: string): Promise<string | null> {

@@ -5,14 +5,14 @@ import type { Store } from '../domain/store.port.js';
 export type AttemptContext = Pick<AuditEvent, 'actor'> & Partial<AuditEvent>;
 
 /**
- * Records a refused password attempt (a login, or a password change whose current password was
- * wrong) in one transaction: the refusal, and beside it `login_throttled` when the attempt spent
+ * Records a refused password attempt (a login, a password change whose current password was
+ * wrong, a login's second factor) in one transaction: the refusal, and beside it `login_throttled` when the attempt spent
  * the last place of a throttle budget, so the trail shows when and why the throttle closed.
  */
 export async function recordRefusedAttempt(
   store: Store,
   context: AttemptContext,
-  refusal: { occurredAt: Date; event: 'login' | 'password_change'; reason: string },
+  refusal: { occurredAt: Date; event: 'login' | 'password_change' | 'mfa_verified'; reason: string },
   throttled: boolean,
 ): Promise<void> {
   await store.transaction(async (repositories) => {

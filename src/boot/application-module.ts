@@ -99,7 +99,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
         const throttle = new ReportingLoginThrottle(store.throttle, config.throttle, () =>
           events.loginThrottled?.({ method: 'password', operation: 'login' }),
         );
-        return new PasswordLogin(store, hasher, throttle, issuer, clock, events, devices, ending);
+        return new PasswordLogin(store, hasher, throttle, issuer, clock, events, devices, ending, config.mfa);
       },
       [
         TOKENS.Store,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { HttpCore } from '../adapters/http/http-core.js';
+import type { Route } from '../adapters/http/route.js';
 import { forwardAuthRoutes } from '../adapters/http/routes/forward-auth-routes.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
 import { withOpenApiDocument } from '../adapters/http/routes/openapi-routes.js';
@@ -59,6 +60,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         sessionManagement: SessionManagement,
         providers: ProviderDirectory<SsoProviderParts>,
         sessionStore: SessionStoreName,
+        mfaLoginRoutes: Route[],
       ) =>
         new HttpCore({
           logger,
@@ -77,6 +79,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
                 authenticator,
                 cookie: config.cookie,
               }),
+              ...mfaLoginRoutes,
               ...forwardAuthRoutes(),
               ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
               ...ssoRoutes({
@@ -105,6 +108,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionManagement,
         TOKENS.ProviderDirectory,
         TOKENS.SessionStoreName,
+        TOKENS.MfaLoginRoutes,
       ],
     )
     .inSingletonScope();

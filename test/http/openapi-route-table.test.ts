@@ -41,10 +41,12 @@ describe('the OpenAPI document and the route table', () => {
       );
       expect(codes.includes('NOT_AUTHENTICATED'), name).toBe(isGuarded(route.session));
       expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(route.session === 'live');
+      if (route.session === 'pending-second-factor') expect(codes, name).toContain('MFA_REQUIRED');
       expect(operation.security, name).toEqual(
         {
           live: [{ sessionCookie: [] }],
           'live-expired-allowed': [{ sessionCookie: [] }],
+          'pending-second-factor': [{ sessionCookie: [] }],
           optional: [{}, { sessionCookie: [] }],
           none: [],
         }[route.session],

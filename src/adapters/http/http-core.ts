@@ -19,6 +19,11 @@ import { SECURITY_HEADERS } from './security-headers.js';
 import { checkSession } from './session-guard.js';
 
 /** Node's errors for a request stream whose client closed the connection before the end. */
+/** A full session on the second step of a login: there is nothing left for it to prove. */
+function notWaitingForSecondFactor(): DomainError {
+  return new DomainError('MFA_NOT_APPLICABLE', 'This session is not waiting for a second factor.');
+}
+
 const ABORT_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNABORTED',
@@ -132,12 +137,17 @@ export class HttpCore {
       }
       throw new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.');
     }
+    const pendingOnly = route.session === 'pending-second-factor';
     const session = isGuarded(route.session)
       ? await checkSession(this.options.authenticator, request.header('cookie'), {
           cookieName: this.options.cookieName,
-          allowExpiredCredentials: route.session === 'live-expired-allowed',
+          // A pending session's user finishes the login before anything else: its credentials'
+          // expiry is for the full session to meet.
+          allowExpiredCredentials: route.session !== 'live',
+          ...(pendingOnly ? { allowPending: ['second_factor'] as const } : {}),
         })
       : null;
+    if (pendingOnly && session?.auth.stage !== 'second_factor') throw notWaitingForSecondFactor();
     await route.handle(request, reply, session);
   }
 }

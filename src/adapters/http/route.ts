@@ -13,16 +13,19 @@ export type RouteMethod = 'GET' | 'POST' | 'DELETE';
  * guard) and of the OpenAPI document (which states the security and the guard's error codes):
  * - `live`: a live session with unexpired credentials (401 NOT_AUTHENTICATED, 403 PASSWORD_EXPIRED);
  * - `live-expired-allowed`: a live session, expired credentials allowed (spec 5.4: password change);
+ * - `pending-second-factor`: a session waiting for its second factor, and only that (contract 3b:
+ *   the second step of a login); any other live session is 403 MFA_NOT_APPLICABLE, one waiting for
+ *   an enrolment 403 MFA_REQUIRED;
  * - `optional`: the cookie is read when sent (logins revoke it, logouts end it), never required;
  * - `none`: the cookie is not read.
  */
-export type SessionRule = 'live' | 'live-expired-allowed' | 'optional' | 'none';
+export type SessionRule = 'live' | 'live-expired-allowed' | 'pending-second-factor' | 'optional' | 'none';
 
 /** The rules under which HttpCore runs the session guard before the handler. */
-export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed'>;
+export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed' | 'pending-second-factor'>;
 
 export function isGuarded(rule: SessionRule | undefined): rule is GuardedRule {
-  return rule === 'live' || rule === 'live-expired-allowed';
+  return rule === 'live' || rule === 'live-expired-allowed' || rule === 'pending-second-factor';
 }
 
 /** The session a handler gets: the guard's for a guarded rule, none otherwise. */

@@ -8,6 +8,7 @@ export function loggedLoginEvents(logger: Logger): LoginEvents {
     loginFailed: (event) => logger.info({ event: 'login_failed', ...event }, 'login failed'),
     sessionEnded: (event) => logger.info({ event: 'session_ended', ...event }, 'session ended'),
     passwordChanged: (event) => logger.info({ event: 'password_changed', ...event }, 'password changed'),
+    mfaChecked: (event) => logger.info({ event: 'mfa_checked', ...event }, 'second factor checked'),
     sessionCookiesAmbiguous: (event) =>
       logger.warn(
         { event: 'session_cookies_ambiguous', ...event },

@@ -1,10 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type {
   LoginEvents,
+  MfaOutcome,
   SessionCheckObserver,
   SessionCheckOutcome,
 } from '../../application/login-events.js';
 import { LOGIN_DENIAL_REASONS } from '../../domain/login/login-policy.js';
+import type { MfaMethod } from '../../domain/mfa/mfa-factor.js';
 import { SESSION_END_REASONS } from '../../domain/session/session-end.js';
 import { KEY_REFUSALS } from '../openid/jwks-admission.js';
 import type { KeyUseObserver } from '../openid/jwt-signature-verifier.js';
@@ -60,6 +62,9 @@ export const LOGIN_FAILURE_REASONS: ReadonlySet<string> = new Set([
 const KEY_REASONS: ReadonlySet<string> = new Set(KEY_REFUSALS);
 
 /** Every way a session ends is a reason of its own (`SessionEnding`); anything else is `other`. */
+const MFA_METHODS: readonly MfaMethod[] = ['totp', 'webauthn', 'recovery_code'];
+const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'invalid', 'throttled'];
+
 const END_REASONS: ReadonlySet<string> = new Set(SESSION_END_REASONS);
 
 /** Statement names are constants in the repositories; anything else is `other`. */
@@ -81,6 +86,7 @@ export class GatehouseMetrics {
   readonly #logins: Counter<'method' | 'outcome' | 'reason'>;
   readonly #throttled: Counter<'operation'>;
   readonly #passwordChanges: Counter<'outcome'>;
+  readonly #mfa: Counter<'method' | 'outcome'>;
   readonly #sessionsEnded: Counter<'reason'>;
   readonly #clientAborts: Counter;
   readonly #sessionChecks: Record<SessionCheckOutcome, { inc(): void }>;
@@ -111,6 +117,16 @@ export class GatehouseMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.#mfa = new Counter({
+      name: 'gatehouse_mfa_total',
+      help: 'Second factors checked, by method (totp, webauthn, recovery_code) and outcome (success, invalid, throttled).',
+      labelNames: ['method', 'outcome'],
+      registers,
+    });
+    // Every pair from the start (at 0): an alert on invalid codes needs no first occurrence.
+    for (const method of MFA_METHODS) {
+      for (const outcome of MFA_OUTCOMES) this.#mfa.labels(method, outcome).inc(0);
+    }
     this.#sessionsEnded = new Counter({
       name: 'gatehouse_sessions_ended_total',
       help: 'Sessions ended, by reason (logout, revoked, session_limit, idle_timeout, administrator, ...).',
@@ -218,6 +234,10 @@ export class GatehouseMetrics {
         inner.loginThrottled?.(event);
       },
       sessionCookiesAmbiguous: (event) => inner.sessionCookiesAmbiguous?.(event),
+      mfaChecked: (event) => {
+        this.#mfa.labels(event.method, event.outcome).inc();
+        inner.mfaChecked?.(event);
+      },
       sessionEnded: (event) => {
         this.#sessionsEnded.labels(END_REASONS.has(event.reason) ? event.reason : 'other').inc(event.count);
         inner.sessionEnded(event);

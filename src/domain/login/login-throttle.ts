@@ -62,6 +62,16 @@ export class LoginThrottle {
     };
   }
 
+  /**
+   * The budgets of a login's second step (contract 3b): the account's own budget for second
+   * factors, apart from its password budget, so that a right password (which forgives the
+   * password's failures) never buys more guesses at the factor; only a right factor forgives these.
+   * The address budget is the logins' one: a client guessing codes is a client guessing.
+   */
+  static secondFactorKeys(userId: string, clientAddress: string | null): ThrottleKeys {
+    return { user: `mfa:${userId}`, address: clientAddress ? `addr:${clientAddress}` : null };
+  }
+
   private budgets(keys: ThrottleKeys): Array<[string, number]> {
     const budgets: Array<[string, number]> = [[keys.user, this.settings.maxFailures]];
     if (keys.address) budgets.push([keys.address, this.settings.maxFailures * ADDRESS_FAILURE_FACTOR]);

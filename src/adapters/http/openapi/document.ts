@@ -27,6 +27,10 @@ export function errorCodesOf(route: Route): ErrorCode[] {
   if (route.method !== 'GET') codes.add('ORIGIN_REJECTED');
   if (isGuarded(route.session)) codes.add('NOT_AUTHENTICATED');
   if (route.session === 'live') codes.add('PASSWORD_EXPIRED');
+  if (route.session === 'pending-second-factor') {
+    codes.add('MFA_REQUIRED');
+    codes.add('MFA_NOT_APPLICABLE');
+  }
   codes.add('INTERNAL_ERROR');
   return [...codes];
 }
@@ -180,6 +184,7 @@ function security(route: Route): Json[] {
   switch (route.session) {
     case 'live':
     case 'live-expired-allowed':
+    case 'pending-second-factor':
       return [{ [SECURITY_SCHEME]: [] }];
     case 'optional':
       return [{}, { [SECURITY_SCHEME]: [] }];

@@ -1,7 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ChangePassword } from '../../../application/change-password.js';
 import type { Logout } from '../../../application/logout.js';
-import type { PasswordLogin } from '../../../application/password-login.js';
+import type { PasswordLogin, PendingPasswordLogin } from '../../../application/password-login.js';
 import type { SessionAuthenticator } from '../../../application/session-authenticator.js';
 import { clientInfo } from '../client-info.js';
 import {
@@ -12,6 +12,7 @@ import {
   readCookies,
   sessionCookie,
 } from '../cookies.js';
+import { pendingLoginResponseSchema } from '../mfa-login-schemas.js';
 import { defineRoute, type Route } from '../route.js';
 import {
   emptyRequestSchema,
@@ -28,6 +29,19 @@ export interface SessionRouteDeps {
   changePassword: ChangePassword;
   authenticator: SessionAuthenticator;
   cookie: CookieSettings;
+}
+
+/** The answer of a login waiting for its second step: what that step needs, nothing more (3b). */
+function pendingLoginAnswer(result: PendingPasswordLogin): z.output<typeof pendingLoginResponseSchema> {
+  return pendingLoginResponseSchema.parse({
+    ids: {},
+    profile: {
+      ...result.profile,
+      mfa_required: true,
+      mfa_methods: result.methods,
+      ...(result.stage === 'enrolment' ? { mfa_enrollment_required: true } : {}),
+    },
+  });
 }
 
 /** The password half: login, logout, current session, password change. */
@@ -48,7 +62,14 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
           'Creates a session and sets its cookie. A session cookie sent with the request is revoked ' +
           '(fixation defence). Unknown user, wrong password and disabled account give the same answer.',
         responses: [
-          { status: 200, description: 'Logged in.', schema: loginResponseSchema, setCookie: 'session' },
+          {
+            status: 200,
+            description:
+              'Logged in; or, for a user with a second factor (or whose level requires one), a pending ' +
+              'session that only POST /api/v1/mfa/verify/ (or the enrolment routes) and logout accept.',
+            schema: z.union([loginResponseSchema, pendingLoginResponseSchema]),
+            setCookie: 'session',
+          },
         ],
         errors: ['AUTHENTICATION_FAILED', 'TOO_MANY_ATTEMPTS', 'SERVICE_UNAVAILABLE'],
       },
@@ -62,6 +83,10 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
           client: clientInfo(request),
         });
         reply.cookie(sessionCookie(deps.cookie, result.token, result.lifetimeS));
+        if (result.kind === 'pending') {
+          reply.json(pendingLoginAnswer(result));
+          return;
+        }
         reply.cookie(deviceCookie(deps.cookie, result.device.proof, result.device.lifetimeS));
         reply.json(loginResponseSchema.parse({ ids: result.ids, profile: result.profile }));
       },
