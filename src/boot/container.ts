@@ -16,6 +16,7 @@ import { applicationModule } from './application-module.js';
 import { type Config, type SessionStoreName, sessionStoreName } from './config/config.js';
 import { httpModule } from './http-module.js';
 import { lifecycleModule } from './lifecycle-module.js';
+import { mfaEnrolmentModule } from './mfa-enrolment-module.js';
 import { mfaModule } from './mfa-module.js';
 import { passwordModule } from './password-module.js';
 import type { ServiceRole } from './service-role.js';
@@ -76,6 +77,14 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.ServiceRole).toConstantValue(parts.role ?? { kind: 'embedded' });
   container.bind(TOKENS.ProviderRegistry).toConstantValue(parts.providerRegistry ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
-  container.load(passwordModule, mfaModule, applicationModule, ssoModule, httpModule, lifecycleModule);
+  container.load(
+    passwordModule,
+    mfaModule,
+    mfaEnrolmentModule,
+    applicationModule,
+    ssoModule,
+    httpModule,
+    lifecycleModule,
+  );
   return container;
 }

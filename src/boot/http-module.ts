@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { HttpCore } from '../adapters/http/http-core.js';
+import type { Route } from '../adapters/http/route.js';
 import { forwardAuthRoutes } from '../adapters/http/routes/forward-auth-routes.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
 import { withOpenApiDocument } from '../adapters/http/routes/openapi-routes.js';
@@ -23,6 +24,7 @@ import type { SsoLogout } from '../application/sso/sso-logout.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { Store } from '../domain/store.port.js';
 import type { Config, SessionStoreName } from './config/config.js';
+import { MFA_ENROLMENT_TOKENS } from './mfa-enrolment-module.js';
 import { projectRoot } from './project-root.js';
 import { TOKENS } from './tokens.js';
 
@@ -59,6 +61,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         sessionManagement: SessionManagement,
         providers: ProviderDirectory<SsoProviderParts>,
         sessionStore: SessionStoreName,
+        mfaEnrolment: Route[],
       ) =>
         new HttpCore({
           logger,
@@ -79,6 +82,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               }),
               ...forwardAuthRoutes(),
               ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
+              ...mfaEnrolment,
               ...ssoRoutes({
                 sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
                 available: () => !providers.isEmpty(),
@@ -105,6 +109,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionManagement,
         TOKENS.ProviderDirectory,
         TOKENS.SessionStoreName,
+        MFA_ENROLMENT_TOKENS.Routes,
       ],
     )
     .inSingletonScope();

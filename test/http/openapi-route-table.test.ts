@@ -40,11 +40,17 @@ describe('the OpenAPI document and the route table', () => {
         (response) => response.content?.['application/problem+json']?.schema.properties.code.enum ?? [],
       );
       expect(codes.includes('NOT_AUTHENTICATED'), name).toBe(isGuarded(route.session));
-      expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(route.session === 'live');
+      expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(
+        route.session === 'live' || route.session === 'live-or-enrolment',
+      );
+      expect(codes.includes('MFA_REQUIRED'), name).toBe(
+        route.session === 'live-or-enrolment' || route.openapi.errors.includes('MFA_REQUIRED'),
+      );
       expect(operation.security, name).toEqual(
         {
           live: [{ sessionCookie: [] }],
           'live-expired-allowed': [{ sessionCookie: [] }],
+          'live-or-enrolment': [{ sessionCookie: [] }],
           optional: [{}, { sessionCookie: [] }],
           none: [],
         }[route.session],

@@ -136,6 +136,7 @@ export class HttpCore {
       ? await checkSession(this.options.authenticator, request.header('cookie'), {
           cookieName: this.options.cookieName,
           allowExpiredCredentials: route.session === 'live-expired-allowed',
+          ...(route.session === 'live-or-enrolment' ? { allowPending: ['enrolment'] as const } : {}),
         })
       : null;
     await route.handle(request, reply, session);

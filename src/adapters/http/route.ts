@@ -13,16 +13,18 @@ export type RouteMethod = 'GET' | 'POST' | 'DELETE';
  * guard) and of the OpenAPI document (which states the security and the guard's error codes):
  * - `live`: a live session with unexpired credentials (401 NOT_AUTHENTICATED, 403 PASSWORD_EXPIRED);
  * - `live-expired-allowed`: a live session, expired credentials allowed (spec 5.4: password change);
+ * - `live-or-enrolment`: as `live`, or a pending session of stage `enrolment` (contract 3b: a login
+ *   that must first set up a second factor may use the enrolment routes, and nothing else);
  * - `optional`: the cookie is read when sent (logins revoke it, logouts end it), never required;
  * - `none`: the cookie is not read.
  */
-export type SessionRule = 'live' | 'live-expired-allowed' | 'optional' | 'none';
+export type SessionRule = 'live' | 'live-expired-allowed' | 'live-or-enrolment' | 'optional' | 'none';
 
 /** The rules under which HttpCore runs the session guard before the handler. */
-export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed'>;
+export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed' | 'live-or-enrolment'>;
 
 export function isGuarded(rule: SessionRule | undefined): rule is GuardedRule {
-  return rule === 'live' || rule === 'live-expired-allowed';
+  return rule === 'live' || rule === 'live-expired-allowed' || rule === 'live-or-enrolment';
 }
 
 /** The session a handler gets: the guard's for a guarded rule, none otherwise. */

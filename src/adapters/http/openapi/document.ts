@@ -26,7 +26,9 @@ export function errorCodesOf(route: Route): ErrorCode[] {
   }
   if (route.method !== 'GET') codes.add('ORIGIN_REJECTED');
   if (isGuarded(route.session)) codes.add('NOT_AUTHENTICATED');
-  if (route.session === 'live') codes.add('PASSWORD_EXPIRED');
+  if (route.session === 'live' || route.session === 'live-or-enrolment') codes.add('PASSWORD_EXPIRED');
+  // A session pending its second factor is refused where a full one is needed.
+  if (route.session === 'live-or-enrolment') codes.add('MFA_REQUIRED');
   codes.add('INTERNAL_ERROR');
   return [...codes];
 }
@@ -180,6 +182,7 @@ function security(route: Route): Json[] {
   switch (route.session) {
     case 'live':
     case 'live-expired-allowed':
+    case 'live-or-enrolment':
       return [{ [SECURITY_SCHEME]: [] }];
     case 'optional':
       return [{}, { [SECURITY_SCHEME]: [] }];
