@@ -185,6 +185,29 @@ for (const store of TRANSPORT_TARGETS) {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     });
 
+    it('writes nothing of a confirmation whose audit record cannot be written (one unit)', async () => {
+      const user = await freshUser();
+      const client = await loggedIn(user);
+      const other = await loggedIn(user);
+      const secret = await startTotp(client);
+      await server.sql.exec(
+        `ALTER TABLE audit_events ADD CONSTRAINT test_refuses_enrolment CHECK (event <> 'mfa_enrolled') NOT VALID`,
+      );
+      try {
+        expect((await client.post('/api/v1/mfa/totp/confirm/', { totp: code(secret) })).status).toBe(500);
+      } finally {
+        await server.sql.exec('ALTER TABLE audit_events DROP CONSTRAINT test_refuses_enrolment');
+      }
+      const factors = await server.gatehouse.store.mfa.factorsOf(user.userId);
+      expect(factors.totp?.confirmedAt).toBeNull();
+      expect(factors.recoveryCodesLeft).toBe(0);
+      expect((await other.get('/api/v1/session/')).status).toBe(200);
+      // Still pending, and still confirmable with a code of a later step.
+      const later = await client.post('/api/v1/mfa/totp/confirm/', { totp: code(secret, 30) });
+      expect(later.status).toBe(200);
+      expect(later.body.recovery_codes).toHaveLength(10);
+    });
+
     it('refuses a second app beside a confirmed one with 409 CONFLICT', async () => {
       const user = await freshUser();
       const client = await loggedIn(user);
