@@ -76,17 +76,16 @@ for (const store of TRANSPORT_TARGETS) {
       return server.gatehouse.store.audit.listForUser(user.userId, { limit: 1000 });
     }
 
-    /** A session made directly through the issuer: SSO, or pending enrolment. */
-    async function issued(user: User, kind: 'sso' | 'enrolment'): Promise<TestClient> {
+    /** An SSO session, made directly through the issuer (no provider needed to test the refusal). */
+    async function ssoSession(user: User): Promise<TestClient> {
       const ending = server.gatehouse.container.get(TOKENS.SessionEnding);
       const issuer = server.gatehouse.container.get(TOKENS.SessionIssuer);
       const result = await ending.unit((_, end) =>
         issuer.issue(end, {
           user,
-          method: kind === 'sso' ? 'sso' : 'password',
+          method: 'sso',
           presentedTokens: [],
           client: { clientAddress: null, userAgent: null },
-          ...(kind === 'enrolment' ? { auth: { stage: 'enrolment' as const, amr: ['pwd'] } } : {}),
         }),
       );
       const client = new TestClient(server.url);
@@ -307,7 +306,7 @@ for (const store of TRANSPORT_TARGETS) {
     });
 
     it('answers an SSO session 403 MFA_NOT_APPLICABLE on every enrolment route', async () => {
-      const client = await issued(await freshUser(), 'sso');
+      const client = await ssoSession(await freshUser());
       expect((await client.get('/api/v1/session/')).status).toBe(200);
       expectProblem(await client.get('/api/v1/mfa/'), 403, 'MFA_NOT_APPLICABLE');
       for (const [path, body] of [
