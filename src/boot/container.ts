@@ -16,6 +16,7 @@ import { applicationModule } from './application-module.js';
 import { type Config, type SessionStoreName, sessionStoreName } from './config/config.js';
 import { httpModule } from './http-module.js';
 import { lifecycleModule } from './lifecycle-module.js';
+import { mfaEnrolmentModule } from './mfa-enrolment-module.js';
 import { mfaLoginModule } from './mfa-login-module.js';
 import { mfaModule } from './mfa-module.js';
 import { passwordModule } from './password-module.js';
@@ -81,6 +82,7 @@ export function buildContainer(parts: ContainerParts): Container {
     passwordModule,
     mfaModule,
     mfaLoginModule,
+    mfaEnrolmentModule,
     applicationModule,
     ssoModule,
     httpModule,

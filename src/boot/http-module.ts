@@ -24,6 +24,7 @@ import type { SsoLogout } from '../application/sso/sso-logout.js';
 import type { SsoProviderParts } from '../application/sso/sso-providers.js';
 import type { Store } from '../domain/store.port.js';
 import type { Config, SessionStoreName } from './config/config.js';
+import { MFA_ENROLMENT_TOKENS } from './mfa-enrolment-module.js';
 import { projectRoot } from './project-root.js';
 import { TOKENS } from './tokens.js';
 
@@ -61,6 +62,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         providers: ProviderDirectory<SsoProviderParts>,
         sessionStore: SessionStoreName,
         mfaLoginRoutes: Route[],
+        mfaEnrolment: Route[],
       ) =>
         new HttpCore({
           logger,
@@ -82,6 +84,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               ...mfaLoginRoutes,
               ...forwardAuthRoutes(),
               ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
+              ...mfaEnrolment,
               ...ssoRoutes({
                 sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
                 available: () => !providers.isEmpty(),
@@ -109,6 +112,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.ProviderDirectory,
         TOKENS.SessionStoreName,
         TOKENS.MfaLoginRoutes,
+        MFA_ENROLMENT_TOKENS.Routes,
       ],
     )
     .inSingletonScope();

@@ -40,13 +40,20 @@ describe('the OpenAPI document and the route table', () => {
         (response) => response.content?.['application/problem+json']?.schema.properties.code.enum ?? [],
       );
       expect(codes.includes('NOT_AUTHENTICATED'), name).toBe(isGuarded(route.session));
-      expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(route.session === 'live');
-      if (route.session === 'pending-second-factor') expect(codes, name).toContain('MFA_REQUIRED');
+      expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(
+        route.session === 'live' || route.session === 'live-or-enrolment',
+      );
+      expect(codes.includes('MFA_REQUIRED'), name).toBe(
+        route.session === 'live-or-enrolment' ||
+          route.session === 'pending-second-factor' ||
+          route.openapi.errors.includes('MFA_REQUIRED'),
+      );
       expect(operation.security, name).toEqual(
         {
           live: [{ sessionCookie: [] }],
           'live-expired-allowed': [{ sessionCookie: [] }],
           'pending-second-factor': [{ sessionCookie: [] }],
+          'live-or-enrolment': [{ sessionCookie: [] }],
           optional: [{}, { sessionCookie: [] }],
           none: [],
         }[route.session],

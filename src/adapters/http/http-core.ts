@@ -143,8 +143,9 @@ export class HttpCore {
           cookieName: this.options.cookieName,
           // A pending session's user finishes the login before anything else: its credentials'
           // expiry is for the full session to meet.
-          allowExpiredCredentials: route.session !== 'live',
+          allowExpiredCredentials: route.session === 'live-expired-allowed' || pendingOnly,
           ...(pendingOnly ? { allowPending: ['second_factor'] as const } : {}),
+          ...(route.session === 'live-or-enrolment' ? { allowPending: ['enrolment'] as const } : {}),
         })
       : null;
     if (pendingOnly && session?.auth.stage !== 'second_factor') throw notWaitingForSecondFactor();

@@ -16,16 +16,24 @@ export type RouteMethod = 'GET' | 'POST' | 'DELETE';
  * - `pending-second-factor`: a session waiting for its second factor, and only that (contract 3b:
  *   the second step of a login); any other live session is 403 MFA_NOT_APPLICABLE, one waiting for
  *   an enrolment 403 MFA_REQUIRED;
+ * - `live-or-enrolment`: as `live`, or a pending session of stage `enrolment` (contract 3b: a login
+ *   that must first set up a second factor may use the enrolment routes, and nothing else);
  * - `optional`: the cookie is read when sent (logins revoke it, logouts end it), never required;
  * - `none`: the cookie is not read.
  */
-export type SessionRule = 'live' | 'live-expired-allowed' | 'pending-second-factor' | 'optional' | 'none';
+export type SessionRule =
+  | 'live'
+  | 'live-expired-allowed'
+  | 'pending-second-factor'
+  | 'live-or-enrolment'
+  | 'optional'
+  | 'none';
 
 /** The rules under which HttpCore runs the session guard before the handler. */
-export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed' | 'pending-second-factor'>;
+export type GuardedRule = Exclude<SessionRule, 'optional' | 'none'>;
 
 export function isGuarded(rule: SessionRule | undefined): rule is GuardedRule {
-  return rule === 'live' || rule === 'live-expired-allowed' || rule === 'pending-second-factor';
+  return rule !== undefined && rule !== 'optional' && rule !== 'none';
 }
 
 /** The session a handler gets: the guard's for a guarded rule, none otherwise. */

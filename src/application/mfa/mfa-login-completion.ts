@@ -6,7 +6,7 @@ import type { EndingRepositories } from '../../domain/store.port.js';
 import type { LoginEvents } from '../login-events.js';
 import type { ClientInfo, LoginResult } from '../login-result.js';
 import type { AuthenticatedSession } from '../session-authenticator.js';
-import type { SessionEnding } from '../session-ending.js';
+import type { SessionEnder, SessionEnding } from '../session-ending.js';
 import type { SessionIssuer } from '../session-issuer.js';
 
 /** The `amr` value (RFC 8176) each of our second factors adds to the password's `pwd`. */
@@ -32,7 +32,8 @@ export class MfaLoginCompletion {
 
   /**
    * `alsoInUnit` runs in the same unit of work, before the new session is issued (the enrolment
-   * that a required-enrolment login confirms, say). The pending session must still exist when the
+   * that a required-enrolment login confirms, say; `end` lets it end the user's other sessions,
+   * as adding a factor does). The pending session must still exist when the
    * unit ends it: of two requests that both proved a factor, one gets the login, the other
    * NOT_AUTHENTICATED; a password change or a logout in between ended it too.
    */
@@ -40,7 +41,7 @@ export class MfaLoginCompletion {
     pending: AuthenticatedSession,
     method: MfaMethod,
     client: ClientInfo,
-    alsoInUnit?: (repositories: EndingRepositories) => Promise<void>,
+    alsoInUnit?: (repositories: EndingRepositories, end: SessionEnder) => Promise<void>,
   ): Promise<LoginResult> {
     const { user } = pending;
     const amr = [...new Set([...pending.auth.amr, SECOND_FACTOR_AMR[method]])];
@@ -51,7 +52,7 @@ export class MfaLoginCompletion {
         clientAddress: client.clientAddress,
       });
       if (!ended) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
-      await alsoInUnit?.(repositories);
+      await alsoInUnit?.(repositories, end);
       const issued = await this.issuer.issue(end, {
         user,
         method: 'password',

@@ -26,7 +26,9 @@ export function errorCodesOf(route: Route): ErrorCode[] {
   }
   if (route.method !== 'GET') codes.add('ORIGIN_REJECTED');
   if (isGuarded(route.session)) codes.add('NOT_AUTHENTICATED');
-  if (route.session === 'live') codes.add('PASSWORD_EXPIRED');
+  if (route.session === 'live' || route.session === 'live-or-enrolment') codes.add('PASSWORD_EXPIRED');
+  // A session pending its second factor is refused where a full one is needed.
+  if (route.session === 'live-or-enrolment') codes.add('MFA_REQUIRED');
   if (route.session === 'pending-second-factor') {
     codes.add('MFA_REQUIRED');
     codes.add('MFA_NOT_APPLICABLE');
@@ -185,6 +187,7 @@ function security(route: Route): Json[] {
     case 'live':
     case 'live-expired-allowed':
     case 'pending-second-factor':
+    case 'live-or-enrolment':
       return [{ [SECURITY_SCHEME]: [] }];
     case 'optional':
       return [{}, { [SECURITY_SCHEME]: [] }];
