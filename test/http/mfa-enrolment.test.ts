@@ -369,92 +369,89 @@ for (const store of TRANSPORT_TARGETS) {
   });
 }
 
-/**
- * The login that must first set up a factor (stage `enrolment`). On the memory store only for
- * now: the SQL and Redis session stores keep a session's `auth` once helper "stores" lands (until
- * then they fail closed: the marked token reads as stage `second_factor`); then add the targets.
- */
-describe('MFA enrolment on a login waiting for it [memory]', () => {
-  let server: TestServer;
+/** The login that must first set up a factor (stage `enrolment`), on every session store. */
+for (const store of ['memory', 'pglite', 'redis'] as const)
+  describe(`MFA enrolment on a login waiting for it [${store}]`, () => {
+    let server: TestServer;
 
-  beforeAll(async () => {
-    server = await startTestServer({
-      store: 'memory',
-      env: { TOKEN_ENCRYPTION_KEY: KEY, MFA_REQUIRED_LEVELS: String(REQUIRED_LEVEL) },
+    beforeAll(async () => {
+      server = await startTestServer({
+        store,
+        env: { TOKEN_ENCRYPTION_KEY: KEY, MFA_REQUIRED_LEVELS: String(REQUIRED_LEVEL) },
+      });
+    });
+    afterAll(() => server?.close());
+
+    async function loggedIn(user: User): Promise<TestClient> {
+      const client = new TestClient(server.url);
+      expect(
+        (await client.post('/api/v1/login/', { username: user.username, password: PASSWORD })).status,
+      ).toBe(200);
+      return client;
+    }
+
+    function code(secret: string): string {
+      return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({
+        timestamp: server.clock.now().getTime(),
+      });
+    }
+
+    async function startTotp(client: TestClient): Promise<string> {
+      const response = await client.post('/api/v1/mfa/totp/', { password: PASSWORD });
+      expect(response.status).toBe(200);
+      return response.body.secret as string;
+    }
+
+    function audit(user: User): Promise<AuditRecord[]> {
+      return server.gatehouse.store.audit.listForUser(user.userId, { limit: 1000 });
+    }
+
+    async function issued(user: User): Promise<TestClient> {
+      const ending = server.gatehouse.container.get(TOKENS.SessionEnding);
+      const issuer = server.gatehouse.container.get(TOKENS.SessionIssuer);
+      const result = await ending.unit((_, end) =>
+        issuer.issue(end, {
+          user,
+          method: 'password',
+          presentedTokens: [],
+          client: { clientAddress: null, userAgent: null },
+          auth: { stage: 'enrolment', amr: ['pwd'] },
+        }),
+      );
+      const client = new TestClient(server.url);
+      client.cookies.set('sessionid', result.token);
+      return client;
+    }
+
+    it('on a login waiting for its required enrolment: confirming answers the login, a new session id, and the codes', async () => {
+      seq += 1;
+      const user = await seedUser(server, {
+        username: `waiting${seq}`,
+        password: PASSWORD,
+        userLevel: REQUIRED_LEVEL,
+      });
+      const other = await loggedIn(user);
+      const client = await issued(user);
+      const pending = client.session!;
+      // A pending session is refused elsewhere, admitted on the enrolment routes.
+      expectProblem(await client.get('/api/v1/session/'), 403, 'MFA_REQUIRED');
+      expect((await client.get('/api/v1/mfa/')).body).toMatchObject({ totp: false, required: true });
+      const secret = await startTotp(client);
+      const response = await client.post('/api/v1/mfa/totp/confirm/', { totp: code(secret) });
+      expect(response.status).toBe(200);
+      expect(response.body.ids).toBeDefined();
+      expect(response.body.profile).toMatchObject({ username: user.username, user_level: REQUIRED_LEVEL });
+      expect(response.body.recovery_codes).toHaveLength(10);
+      expect(client.session).toBeDefined();
+      expect(client.session).not.toBe(pending);
+      expect((await client.get('/api/v1/session/')).status).toBe(200);
+      // The pending cookie is dead, and so is the user's other session.
+      const old = new TestClient(server.url);
+      old.cookies.set('sessionid', pending);
+      expectProblem(await old.get('/api/v1/mfa/'), 401, 'NOT_AUTHENTICATED');
+      expectProblem(await other.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
+      const records = await audit(user);
+      expect(records).toContainEqual(expect.objectContaining({ event: 'mfa_enrolled', reason: 'totp' }));
+      expect(records).toContainEqual(expect.objectContaining({ event: 'mfa_verified', reason: 'totp' }));
     });
   });
-  afterAll(() => server?.close());
-
-  async function loggedIn(user: User): Promise<TestClient> {
-    const client = new TestClient(server.url);
-    expect(
-      (await client.post('/api/v1/login/', { username: user.username, password: PASSWORD })).status,
-    ).toBe(200);
-    return client;
-  }
-
-  function code(secret: string): string {
-    return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({
-      timestamp: server.clock.now().getTime(),
-    });
-  }
-
-  async function startTotp(client: TestClient): Promise<string> {
-    const response = await client.post('/api/v1/mfa/totp/', { password: PASSWORD });
-    expect(response.status).toBe(200);
-    return response.body.secret as string;
-  }
-
-  function audit(user: User): Promise<AuditRecord[]> {
-    return server.gatehouse.store.audit.listForUser(user.userId, { limit: 1000 });
-  }
-
-  async function issued(user: User): Promise<TestClient> {
-    const ending = server.gatehouse.container.get(TOKENS.SessionEnding);
-    const issuer = server.gatehouse.container.get(TOKENS.SessionIssuer);
-    const result = await ending.unit((_, end) =>
-      issuer.issue(end, {
-        user,
-        method: 'password',
-        presentedTokens: [],
-        client: { clientAddress: null, userAgent: null },
-        auth: { stage: 'enrolment', amr: ['pwd'] },
-      }),
-    );
-    const client = new TestClient(server.url);
-    client.cookies.set('sessionid', result.token);
-    return client;
-  }
-
-  it('on a login waiting for its required enrolment: confirming answers the login, a new session id, and the codes', async () => {
-    seq += 1;
-    const user = await seedUser(server, {
-      username: `waiting${seq}`,
-      password: PASSWORD,
-      userLevel: REQUIRED_LEVEL,
-    });
-    const other = await loggedIn(user);
-    const client = await issued(user);
-    const pending = client.session!;
-    // A pending session is refused elsewhere, admitted on the enrolment routes.
-    expectProblem(await client.get('/api/v1/session/'), 403, 'MFA_REQUIRED');
-    expect((await client.get('/api/v1/mfa/')).body).toMatchObject({ totp: false, required: true });
-    const secret = await startTotp(client);
-    const response = await client.post('/api/v1/mfa/totp/confirm/', { totp: code(secret) });
-    expect(response.status).toBe(200);
-    expect(response.body.ids).toBeDefined();
-    expect(response.body.profile).toMatchObject({ username: user.username, user_level: REQUIRED_LEVEL });
-    expect(response.body.recovery_codes).toHaveLength(10);
-    expect(client.session).toBeDefined();
-    expect(client.session).not.toBe(pending);
-    expect((await client.get('/api/v1/session/')).status).toBe(200);
-    // The pending cookie is dead, and so is the user's other session.
-    const old = new TestClient(server.url);
-    old.cookies.set('sessionid', pending);
-    expectProblem(await old.get('/api/v1/mfa/'), 401, 'NOT_AUTHENTICATED');
-    expectProblem(await other.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
-    const records = await audit(user);
-    expect(records).toContainEqual(expect.objectContaining({ event: 'mfa_enrolled', reason: 'totp' }));
-    expect(records).toContainEqual(expect.objectContaining({ event: 'mfa_verified', reason: 'totp' }));
-  });
-});

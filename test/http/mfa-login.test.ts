@@ -312,17 +312,11 @@ for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as cons
       expectProblem(await client.get('/api/v1/session/'), 403, 'MFA_REQUIRED');
     });
 
-    // The session stores on SQL and Redis keep the stage from the "stores" work on (migration
-    // 0013); until then they read any pending session as waiting for a second factor, and this
-    // user, who has none, gets 401 MFA_INVALID instead. Run it everywhere once that is merged.
-    it.skipIf(store !== 'memory')(
-      'refuses the second step to a session waiting for an enrolment',
-      async () => {
-        const { client } = await firstStep('root');
-        // Not a second step: there is no factor to prove yet.
-        expectProblem(await client.post('/api/v1/mfa/verify/', { totp: '123456' }), 403, 'MFA_REQUIRED');
-      },
-    );
+    it('refuses the second step to a session waiting for an enrolment', async () => {
+      const { client } = await firstStep('root');
+      // Not a second step: there is no factor to prove yet.
+      expectProblem(await client.post('/api/v1/mfa/verify/', { totp: '123456' }), 403, 'MFA_REQUIRED');
+    });
 
     it('logs a user without a factor (not required) in at once, as before', async () => {
       const { client, response } = await firstStep('plain');
