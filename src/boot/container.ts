@@ -21,6 +21,7 @@ import { passwordModule } from './password-module.js';
 import type { ServiceRole } from './service-role.js';
 import { ssoModule } from './sso-module.js';
 import { TOKENS } from './tokens.js';
+import { webAuthnModule } from './webauthn-module.js';
 
 export interface ContainerParts {
   config: Config;
@@ -76,6 +77,14 @@ export function buildContainer(parts: ContainerParts): Container {
   container.bind(TOKENS.ServiceRole).toConstantValue(parts.role ?? { kind: 'embedded' });
   container.bind(TOKENS.ProviderRegistry).toConstantValue(parts.providerRegistry ?? null);
   if (parts.passwordHasher) container.bind(TOKENS.PasswordHasher).toConstantValue(parts.passwordHasher);
-  container.load(passwordModule, mfaModule, applicationModule, ssoModule, httpModule, lifecycleModule);
+  container.load(
+    passwordModule,
+    mfaModule,
+    webAuthnModule,
+    applicationModule,
+    ssoModule,
+    httpModule,
+    lifecycleModule,
+  );
   return container;
 }

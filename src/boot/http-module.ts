@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { HttpCore } from '../adapters/http/http-core.js';
+import type { Route } from '../adapters/http/route.js';
 import { forwardAuthRoutes } from '../adapters/http/routes/forward-auth-routes.js';
 import { healthRoutes } from '../adapters/http/routes/health-routes.js';
 import { withOpenApiDocument } from '../adapters/http/routes/openapi-routes.js';
@@ -59,6 +60,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         sessionManagement: SessionManagement,
         providers: ProviderDirectory<SsoProviderParts>,
         sessionStore: SessionStoreName,
+        webAuthnRoutes: Route[],
       ) =>
         new HttpCore({
           logger,
@@ -79,6 +81,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               }),
               ...forwardAuthRoutes(),
               ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
+              ...webAuthnRoutes,
               ...ssoRoutes({
                 sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
                 available: () => !providers.isEmpty(),
@@ -105,6 +108,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionManagement,
         TOKENS.ProviderDirectory,
         TOKENS.SessionStoreName,
+        TOKENS.WebAuthnRoutes,
       ],
     )
     .inSingletonScope();

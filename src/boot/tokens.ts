@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { KeptSecret } from '../adapters/crypto/kept-secret.js';
 import type { HttpApp } from '../adapters/http/http-app.js';
 import type { HttpCore } from '../adapters/http/http-core.js';
+import type { Route } from '../adapters/http/route.js';
 import type { Logger } from '../adapters/logging/logger.js';
 import type { GatehouseMetrics } from '../adapters/metrics/gatehouse-metrics.js';
 import type { ProbeResult, ProbeTarget } from '../adapters/openid/provider-probe.js';
@@ -14,6 +15,10 @@ import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
 import type { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
+import type { PasskeyLogin } from '../application/mfa/passkey-login.js';
+import type { WebAuthnCredentialRemoval } from '../application/mfa/webauthn-credential-removal.js';
+import type { WebAuthnRegistration } from '../application/mfa/webauthn-registration.js';
+import type { WebAuthnSecondFactor } from '../application/mfa/webauthn-second-factor.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
@@ -64,6 +69,18 @@ export const TOKENS = {
   /** Null without a relying party id or origin: WebAuthn is then refused (MFA_NOT_CONFIGURED). */
   WebAuthnVerifier: Symbol.for('gatehouse.WebAuthnVerifier') as ServiceIdentifier<WebAuthnVerifier | null>,
   MfaLoginCompletion: Symbol.for('gatehouse.MfaLoginCompletion') as ServiceIdentifier<MfaLoginCompletion>,
+  // WebAuthn (webauthn-module.ts): its use cases, and its routes for the HTTP table.
+  WebAuthnRegistration: Symbol.for(
+    'gatehouse.WebAuthnRegistration',
+  ) as ServiceIdentifier<WebAuthnRegistration>,
+  WebAuthnCredentialRemoval: Symbol.for(
+    'gatehouse.WebAuthnCredentialRemoval',
+  ) as ServiceIdentifier<WebAuthnCredentialRemoval>,
+  PasskeyLogin: Symbol.for('gatehouse.PasskeyLogin') as ServiceIdentifier<PasskeyLogin>,
+  WebAuthnSecondFactor: Symbol.for(
+    'gatehouse.WebAuthnSecondFactor',
+  ) as ServiceIdentifier<WebAuthnSecondFactor>,
+  WebAuthnRoutes: Symbol.for('gatehouse.WebAuthnRoutes') as ServiceIdentifier<Route[]>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
   SessionCheckObserver: Symbol.for(
