@@ -332,6 +332,29 @@ for (const store of POLICY_TARGETS) {
         expectProblem((await passkeyLogin(key, overrides)).response, 401, 'AUTHENTICATION_FAILED');
       });
 
+      it('refuses the passkey of a disabled account, and clears the attempt cookie on a refusal', async () => {
+        const { user, key } = await withKey();
+        await server.store.users.setDisabled(user.userId, true);
+        const { response } = await passkeyLogin(key);
+        expectProblem(response, 401, 'AUTHENTICATION_FAILED');
+        expect(response.setCookies.some((line) => /^gatehouse_webauthn=;.*Max-Age=0/.test(line))).toBe(true);
+        const audited = await server.store.audit.listForUser(user.userId, { limit: 20 });
+        expect(audited.some((e) => e.event === 'login' && e.reason === 'account_disabled')).toBe(true);
+      });
+
+      it('revokes a session cookie sent along (fixation defence)', async () => {
+        const { user, key } = await withKey();
+        const earlier = await loggedIn(user);
+        const client = new TestClient(server.url);
+        client.cookies.set('sessionid', earlier.session!);
+        const options = await client.post('/api/v1/webauthn/login/options/');
+        expect((await client.post('/api/v1/webauthn/login/', key.getAssertion(options.body))).status).toBe(
+          200,
+        );
+        expect(client.session).not.toBe(earlier.session);
+        expectProblem(await earlier.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
+      });
+
       it('accepts counters that stay zero (an authenticator that keeps none)', async () => {
         const { key } = await withKey({ counting: false });
         expect((await passkeyLogin(key)).response.status).toBe(200);
