@@ -21,6 +21,8 @@ export interface PurgeCounts {
   throttle: number;
   audit: number;
   logoutTokens: number;
+  /** WebAuthn challenges past their 5 minutes that no verification took. */
+  webauthnChallenges: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -28,7 +30,8 @@ const DAY_MS = 86_400_000;
 /**
  * Deletes what the store no longer needs: sessions past their idle or absolute time-out (they are
  * refused already; this only reclaims the rows), stale throttling counters and audit events past
- * their retention, and the records of logout tokens that could no longer be accepted. In bounded batches, on a timer that never keeps the process alive. Every
+ * their retention, the records of logout tokens that could no longer be accepted, and WebAuthn
+ * challenges past their time. In bounded batches, on a timer that never keeps the process alive. Every
  * instance runs one; concurrent purges on one PostgreSQL are harmless (a row deleted by one is
  * skipped by the other).
  */
@@ -92,7 +95,10 @@ export class Purger {
         ? await this.drain((limit) => this.store.audit.purgeOlderThan(auditCutoff, limit))
         : 0;
     const logoutTokens = await this.drain((limit) => this.store.logoutTokens.purgeExpired(now, limit));
-    return { sessions, throttle, audit, logoutTokens };
+    const webauthnChallenges = await this.drain((limit) =>
+      this.store.mfa.purgeExpiredWebAuthnChallenges(now, limit),
+    );
+    return { sessions, throttle, audit, logoutTokens, webauthnChallenges };
   }
 
   /** Batches of `batchSize` until one comes back short or the cycle's bound is reached. */

@@ -139,8 +139,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
           },
           {
             purged: (counts) => {
-              if (counts.sessions + counts.throttle + counts.audit + counts.logoutTokens > 0)
-                logger.info({ ...counts }, 'purged');
+              if (Object.values(counts).some((count) => count > 0)) logger.info({ ...counts }, 'purged');
             },
             failed: (error) => logger.warn({ err: error }, 'purge failed; next cycle retries'),
           },

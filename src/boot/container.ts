@@ -23,6 +23,7 @@ import { passwordModule } from './password-module.js';
 import type { ServiceRole } from './service-role.js';
 import { ssoModule } from './sso-module.js';
 import { TOKENS } from './tokens.js';
+import { webAuthnModule } from './webauthn-module.js';
 
 export interface ContainerParts {
   config: Config;
@@ -83,6 +84,7 @@ export function buildContainer(parts: ContainerParts): Container {
     mfaModule,
     mfaLoginModule,
     mfaEnrolmentModule,
+    webAuthnModule,
     applicationModule,
     ssoModule,
     httpModule,

@@ -63,6 +63,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         sessionStore: SessionStoreName,
         mfaLoginRoutes: Route[],
         mfaEnrolment: Route[],
+        webAuthnRoutes: Route[],
       ) =>
         new HttpCore({
           logger,
@@ -85,6 +86,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
               ...forwardAuthRoutes(),
               ...ownSessionRoutes({ sessions: sessionManagement, cookie: config.cookie }),
               ...mfaEnrolment,
+              ...webAuthnRoutes,
               ...ssoRoutes({
                 sso: { login: ssoLogin, logout: ssoLogout, backchannelLogout },
                 available: () => !providers.isEmpty(),
@@ -113,6 +115,7 @@ export const httpModule = new ContainerModule(({ bind }) => {
         TOKENS.SessionStoreName,
         TOKENS.MfaLoginRoutes,
         MFA_ENROLMENT_TOKENS.Routes,
+        TOKENS.WebAuthnRoutes,
       ],
     )
     .inSingletonScope();

@@ -18,11 +18,9 @@ import { TOKENS } from './tokens.js';
 
 /**
  * The second step of a password login (contract 3b): `POST /api/v1/mfa/verify/`. Its WebAuthn
- * branch is `TOKENS.WebAuthnSecondFactor`, null here: the WebAuthn work binds it (rebind) when
- * it lands, and nothing else changes.
+ * branch is `TOKENS.WebAuthnSecondFactor` (webauthn-module.ts).
  */
 export const mfaLoginModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.WebAuthnSecondFactor).toConstantValue(null);
   bind(TOKENS.SecondFactorVerification)
     .toResolvedValue(
       (

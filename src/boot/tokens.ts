@@ -15,10 +15,11 @@ import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
 import type { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
-import type {
-  SecondFactorVerification,
-  WebAuthnSecondFactor,
-} from '../application/mfa/second-factor-verification.js';
+import type { SecondFactorVerification } from '../application/mfa/second-factor-verification.js';
+import type { PasskeyLogin } from '../application/mfa/passkey-login.js';
+import type { WebAuthnCredentialRemoval } from '../application/mfa/webauthn-credential-removal.js';
+import type { WebAuthnRegistration } from '../application/mfa/webauthn-registration.js';
+import type { WebAuthnSecondFactor } from '../application/mfa/webauthn-second-factor.js';
 import type { PasswordLogin } from '../application/password-login.js';
 import type { Purger } from '../application/purger.js';
 import type { SessionAuthenticator } from '../application/session-authenticator.js';
@@ -72,12 +73,20 @@ export const TOKENS = {
   SecondFactorVerification: Symbol.for(
     'gatehouse.SecondFactorVerification',
   ) as ServiceIdentifier<SecondFactorVerification>,
-  /** The WebAuthn branch of `POST /api/v1/mfa/verify/`; null until it is built (400 INVALID_REQUEST). */
-  WebAuthnSecondFactor: Symbol.for(
-    'gatehouse.WebAuthnSecondFactor',
-  ) as ServiceIdentifier<WebAuthnSecondFactor | null>,
   /** The routes of a login's second step (mfa-login-module.ts), in the route table of http-module.ts. */
   MfaLoginRoutes: Symbol.for('gatehouse.MfaLoginRoutes') as ServiceIdentifier<Route[]>,
+  // WebAuthn (webauthn-module.ts): its use cases, and its routes for the HTTP table.
+  WebAuthnRegistration: Symbol.for(
+    'gatehouse.WebAuthnRegistration',
+  ) as ServiceIdentifier<WebAuthnRegistration>,
+  WebAuthnCredentialRemoval: Symbol.for(
+    'gatehouse.WebAuthnCredentialRemoval',
+  ) as ServiceIdentifier<WebAuthnCredentialRemoval>,
+  PasskeyLogin: Symbol.for('gatehouse.PasskeyLogin') as ServiceIdentifier<PasskeyLogin>,
+  WebAuthnSecondFactor: Symbol.for(
+    'gatehouse.WebAuthnSecondFactor',
+  ) as ServiceIdentifier<WebAuthnSecondFactor>,
+  WebAuthnRoutes: Symbol.for('gatehouse.WebAuthnRoutes') as ServiceIdentifier<Route[]>,
   LoginThrottle: Symbol.for('gatehouse.LoginThrottle') as ServiceIdentifier<LoginThrottle>,
   LoginEvents: Symbol.for('gatehouse.LoginEvents') as ServiceIdentifier<LoginEvents>,
   SessionCheckObserver: Symbol.for(

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
 import type { WebAuthnCredential } from '../../src/domain/mfa/mfa-factor.js';
 import type { MfaFactorRepository } from '../../src/domain/mfa/mfa-factor-repository.port.js';
+import { newWebAuthnChallenge, type WebAuthnChallenge } from '../../src/domain/mfa/webauthn-challenge.js';
 import { at, T0 } from './user-repository.contract.js';
 
 export interface MfaFactorStore {
@@ -257,6 +259,93 @@ export function mfaFactorRepositoryContract(open: () => Promise<MfaFactorStore>)
         expect(await factors.removeWebAuthnCredential(userId, key.credentialId)).toBe(true);
         expect(await factors.removeWebAuthnCredential(userId, key.credentialId)).toBe(false);
         expect((await factors.factorsOf(userId)).webauthn).toEqual([]);
+      });
+    });
+
+    describe('WebAuthn uses', () => {
+      it('finds a credential by its id, whoever owns it', async () => {
+        const key = credential(await newUserId(), { signCount: 3, lastUsedAt: at(5) });
+        await factors.addWebAuthnCredential(key);
+        expect(await factors.findWebAuthnCredential(key.credentialId)).toEqual(key);
+        expect(await factors.findWebAuthnCredential('no-such-credential')).toBeNull();
+      });
+
+      it('records a use only while the counter advances (or both counters are zero)', async () => {
+        const counting = credential(userId, { signCount: 5 });
+        await factors.addWebAuthnCredential(counting);
+        expect(await factors.recordWebAuthnUse(counting.credentialId, 5, at(10))).toBe(false);
+        expect(await factors.recordWebAuthnUse(counting.credentialId, 4, at(10))).toBe(false);
+        expect(await factors.recordWebAuthnUse(counting.credentialId, 0, at(10))).toBe(false);
+        expect(await factors.recordWebAuthnUse(counting.credentialId, 6, at(20))).toBe(true);
+        expect(await factors.findWebAuthnCredential(counting.credentialId)).toMatchObject({
+          signCount: 6,
+          lastUsedAt: at(20),
+        });
+        const counterless = credential(userId);
+        await factors.addWebAuthnCredential(counterless);
+        expect(await factors.recordWebAuthnUse(counterless.credentialId, 0, at(30))).toBe(true);
+        expect(await factors.recordWebAuthnUse(counterless.credentialId, 0, at(40))).toBe(true);
+        expect((await factors.findWebAuthnCredential(counterless.credentialId))?.lastUsedAt).toEqual(at(40));
+        expect(await factors.recordWebAuthnUse('gone', 1, at(40))).toBe(false);
+      });
+
+      it('lets exactly one of many concurrent uses with the same counter through', async () => {
+        const key = credential(userId, { signCount: 1 });
+        await factors.addWebAuthnCredential(key);
+        const results = await Promise.all(
+          Array.from({ length: RACERS }, () => factors.recordWebAuthnUse(key.credentialId, 2, at(10))),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('records no use of a removed credential', async () => {
+        const key = credential(userId);
+        await factors.addWebAuthnCredential(key);
+        await factors.removeWebAuthnCredential(userId, key.credentialId);
+        expect(await factors.recordWebAuthnUse(key.credentialId, 1, at(10))).toBe(false);
+      });
+    });
+
+    describe('WebAuthn challenges', () => {
+      function challenge(boundTo: string, ceremony: WebAuthnChallenge['ceremony'] = 'registration') {
+        return newWebAuthnChallenge(nodeRandom, T0, { ceremony, boundTo });
+      }
+
+      it('hands a challenge out once, by ceremony and binding', async () => {
+        const given = challenge('session-a');
+        await factors.saveWebAuthnChallenge(given);
+        expect(await factors.takeWebAuthnChallenge('second_factor', 'session-a')).toBeNull();
+        expect(await factors.takeWebAuthnChallenge('registration', 'session-b')).toBeNull();
+        expect(await factors.takeWebAuthnChallenge('registration', 'session-a')).toEqual(given);
+        expect(await factors.takeWebAuthnChallenge('registration', 'session-a')).toBeNull();
+      });
+
+      it('keeps only the latest challenge of a ceremony and binding', async () => {
+        await factors.saveWebAuthnChallenge(challenge('attempt', 'passkey_login'));
+        const latest = challenge('attempt', 'passkey_login');
+        await factors.saveWebAuthnChallenge(latest);
+        const other = challenge('attempt', 'second_factor');
+        await factors.saveWebAuthnChallenge(other);
+        expect((await factors.takeWebAuthnChallenge('passkey_login', 'attempt'))?.value).toBe(latest.value);
+        expect((await factors.takeWebAuthnChallenge('second_factor', 'attempt'))?.value).toBe(other.value);
+      });
+
+      it('gives a challenge to exactly one of many concurrent takes', async () => {
+        await factors.saveWebAuthnChallenge(challenge('raced'));
+        const taken = await Promise.all(
+          Array.from({ length: RACERS }, () => factors.takeWebAuthnChallenge('registration', 'raced')),
+        );
+        expect(taken.filter((one) => one !== null)).toHaveLength(1);
+      });
+
+      it('purges expired challenges only, at most `limit` at once', async () => {
+        for (const owner of ['a', 'b', 'c']) await factors.saveWebAuthnChallenge(challenge(owner));
+        const young = newWebAuthnChallenge(nodeRandom, at(600), { ceremony: 'registration', boundTo: 'd' });
+        await factors.saveWebAuthnChallenge(young);
+        expect(await factors.purgeExpiredWebAuthnChallenges(at(300), 2)).toBe(2);
+        expect(await factors.purgeExpiredWebAuthnChallenges(at(300), 10)).toBe(1);
+        expect(await factors.purgeExpiredWebAuthnChallenges(at(300), 10)).toBe(0);
+        expect(await factors.takeWebAuthnChallenge('registration', 'd')).toEqual(young);
       });
     });
 

@@ -3,10 +3,12 @@
  * batch bound, driven by the TestClock and one cycle at a time.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
 import type { SqlClient } from '../../src/adapters/sql/sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { Purger, type PurgeSettings } from '../../src/application/purger.js';
 import { auditEvent } from '../../src/domain/audit/audit-event.js';
+import { newWebAuthnChallenge } from '../../src/domain/mfa/webauthn-challenge.js';
 import { contractSession } from '../../src/testing/stores.js';
 import { newUser } from '../contract/user-repository.contract.js';
 import { forEachStore, truncateAll } from '../support/databases.js';
@@ -70,7 +72,13 @@ forEachStore('purger', (open) => {
     const live = await openSessions(2);
     clock.advance(1000 * 1000); // `idle`: 2000 s idle > 1800 s; `live`: 1000 s
     const untouched = new Purger(store, clock, SETTINGS);
-    expect(await untouched.runOnce()).toEqual({ sessions: 3, throttle: 0, audit: 0, logoutTokens: 0 });
+    expect(await untouched.runOnce()).toEqual({
+      sessions: 3,
+      throttle: 0,
+      audit: 0,
+      logoutTokens: 0,
+      webauthnChallenges: 0,
+    });
     for (const hash of idle) expect(await store.sessions.findByTokenHash(hash)).toBeNull();
     for (const hash of live) expect(await store.sessions.findByTokenHash(hash)).not.toBeNull();
 
@@ -92,6 +100,18 @@ forEachStore('purger', (open) => {
     expect((await new Purger(store, clock, SETTINGS).runOnce()).throttle).toBe(1);
     const { rows } = await client.query<{ key: string }>('SELECT key FROM login_throttle ORDER BY key');
     expect(rows.map((row) => row.key)).toEqual(['user:recent', 'user:running']);
+  });
+
+  it('deletes WebAuthn challenges past their 5 minutes', async () => {
+    const challenge = (boundTo: string) =>
+      newWebAuthnChallenge(nodeRandom, clock.now(), { ceremony: 'passkey_login', boundTo });
+    await store.mfa.saveWebAuthnChallenge(challenge('old'));
+    clock.advance(200 * 1000);
+    await store.mfa.saveWebAuthnChallenge(challenge('young'));
+    clock.advance(100 * 1000);
+    expect((await new Purger(store, clock, SETTINGS).runOnce()).webauthnChallenges).toBe(1);
+    const { rows } = await client.query<{ bound_to: string }>('SELECT bound_to FROM webauthn_challenges');
+    expect(rows.map((row) => row.bound_to)).toEqual(['young']);
   });
 
   it('deletes audit events past AUDIT_RETENTION_DAYS; 0 keeps them for ever', async () => {
@@ -141,7 +161,7 @@ forEachStore('purger', (open) => {
     vi.advanceTimersByTime(1000);
     await purger.stop();
     expect(await count(client, 'sessions')).toBe(0);
-    expect(purged).toEqual([{ sessions: 2, throttle: 0, audit: 0, logoutTokens: 0 }]);
+    expect(purged).toEqual([{ sessions: 2, throttle: 0, audit: 0, logoutTokens: 0, webauthnChallenges: 0 }]);
     // Stopped: no further cycle.
     await openSessions(1);
     clock.advance(DAY_MS);

@@ -15,8 +15,8 @@ import {
   pathMatches,
   type Route,
 } from './route.js';
+import { sessionForRule } from './route-session.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-import { checkSession } from './session-guard.js';
 
 /** Node's errors for a request stream whose client closed the connection before the end. */
 /** A full session on the second step of a login: there is nothing left for it to prove. */
@@ -139,14 +139,12 @@ export class HttpCore {
     }
     const pendingOnly = route.session === 'pending-second-factor';
     const session = isGuarded(route.session)
-      ? await checkSession(this.options.authenticator, request.header('cookie'), {
-          cookieName: this.options.cookieName,
-          // A pending session's user finishes the login before anything else: its credentials'
-          // expiry is for the full session to meet.
-          allowExpiredCredentials: route.session === 'live-expired-allowed' || pendingOnly,
-          ...(pendingOnly ? { allowPending: ['second_factor'] as const } : {}),
-          ...(route.session === 'live-or-enrolment' ? { allowPending: ['enrolment'] as const } : {}),
-        })
+      ? await sessionForRule(
+          this.options.authenticator,
+          request.header('cookie'),
+          this.options.cookieName,
+          route.session,
+        )
       : null;
     if (pendingOnly && session?.auth.stage !== 'second_factor') throw notWaitingForSecondFactor();
     await route.handle(request, reply, session);

@@ -1,6 +1,8 @@
 import type { TotpFactor, UserFactors, WebAuthnCredential } from '../../domain/mfa/mfa-factor.js';
 import type { MfaFactorRepository, NewTotpEnrolment } from '../../domain/mfa/mfa-factor-repository.port.js';
 import { sameRecoveryCodeHash } from '../../domain/mfa/recovery-codes.js';
+import type { WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
+import { signCountAccepted } from '../../domain/mfa/webauthn-rules.js';
 
 /**
  * Second factors in this process's memory: for tests and a single process, beside the in-memory
@@ -12,6 +14,8 @@ export class MemoryMfaFactorRepository implements MfaFactorRepository {
   private readonly totp = new Map<string, TotpFactor>();
   private readonly credentials = new Map<string, WebAuthnCredential>();
   private readonly recoveryCodes = new Map<string, string[]>();
+  /** By ceremony and binding, as the SQL table's key. */
+  private readonly challenges = new Map<string, WebAuthnChallenge>();
 
   async factorsOf(userId: string): Promise<UserFactors> {
     const totp = this.totp.get(userId);
@@ -70,6 +74,48 @@ export class MemoryMfaFactorRepository implements MfaFactorRepository {
     return this.credentials.delete(credentialId);
   }
 
+  async findWebAuthnCredential(credentialId: string): Promise<WebAuthnCredential | null> {
+    const credential = this.credentials.get(credentialId);
+    return credential ? structuredClone(credential) : null;
+  }
+
+  async recordWebAuthnUse(credentialId: string, presentedSignCount: number, now: Date): Promise<boolean> {
+    const credential = this.credentials.get(credentialId);
+    if (!credential || !signCountAccepted(credential.signCount, presentedSignCount)) return false;
+    credential.signCount = presentedSignCount;
+    credential.lastUsedAt = new Date(now);
+    return true;
+  }
+
+  async saveWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void> {
+    this.challenges.set(challengeKey(challenge.ceremony, challenge.boundTo), {
+      ...structuredClone(challenge),
+      usedAt: null,
+    });
+  }
+
+  async takeWebAuthnChallenge(
+    ceremony: WebAuthnCeremony,
+    boundTo: string,
+  ): Promise<WebAuthnChallenge | null> {
+    const key = challengeKey(ceremony, boundTo);
+    const challenge = this.challenges.get(key);
+    this.challenges.delete(key);
+    return challenge ?? null;
+  }
+
+  async purgeExpiredWebAuthnChallenges(now: Date, limit: number): Promise<number> {
+    let purged = 0;
+    for (const [key, challenge] of this.challenges) {
+      if (purged >= limit) break;
+      if (challenge.expiresAt.getTime() <= now.getTime()) {
+        this.challenges.delete(key);
+        purged += 1;
+      }
+    }
+    return purged;
+  }
+
   async replaceRecoveryCodes(userId: string, codeHashes: readonly string[]): Promise<void> {
     this.recoveryCodes.set(userId, [...codeHashes]);
   }
@@ -86,4 +132,8 @@ export class MemoryMfaFactorRepository implements MfaFactorRepository {
     codes.splice(found, 1);
     return true;
   }
+}
+
+function challengeKey(ceremony: WebAuthnCeremony, boundTo: string): string {
+  return JSON.stringify([ceremony, boundTo]);
 }

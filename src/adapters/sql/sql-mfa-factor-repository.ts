@@ -1,5 +1,6 @@
 import type { UserFactors, WebAuthnCredential } from '../../domain/mfa/mfa-factor.js';
 import type { MfaFactorRepository, NewTotpEnrolment } from '../../domain/mfa/mfa-factor-repository.port.js';
+import type { WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { SqlExecutor } from './sql-client.js';
 
 interface TotpRow {
@@ -10,6 +11,14 @@ interface TotpRow {
   confirmed_at: Date | null;
   // bigint: a string from pg, a bigint or number from PGlite.
   last_step: string | number | bigint | null;
+}
+
+interface ChallengeRow {
+  ceremony: WebAuthnCeremony;
+  bound_to: string;
+  value: string;
+  issued_at: Date;
+  expires_at: Date;
 }
 
 interface WebAuthnRow {
@@ -24,7 +33,8 @@ interface WebAuthnRow {
 }
 
 /**
- * `mfa_totp_factors`, `mfa_webauthn_credentials`, `mfa_recovery_codes` (migration 0012). Each
+ * `mfa_totp_factors`, `mfa_webauthn_credentials`, `mfa_recovery_codes` (migration 0012) and
+ * `webauthn_challenges` (migration 0014). Each
  * method is one statement, so it is atomic alone and joins a caller's transaction when given one.
  * The decisions that must hold under concurrency ("only if newer", "only if still there") are
  * WHERE clauses of one UPDATE: PostgreSQL re-checks them on the row a concurrent writer left
@@ -136,6 +146,68 @@ export class SqlMfaFactorRepository implements MfaFactorRepository {
       [userId, credentialId],
     );
     return rowCount > 0;
+  }
+
+  async findWebAuthnCredential(credentialId: string): Promise<WebAuthnCredential | null> {
+    const { rows } = await this.sql.query<WebAuthnRow>(
+      `SELECT credential_id, user_id, name, public_key, sign_count, transports, created_at, last_used_at
+         FROM mfa_webauthn_credentials WHERE credential_id = $1`,
+      [credentialId],
+    );
+    return rows[0] ? credentialFromRow(rows[0]) : null;
+  }
+
+  async recordWebAuthnUse(credentialId: string, presentedSignCount: number, now: Date): Promise<boolean> {
+    // signCountAccepted as a WHERE clause, re-checked on the row a concurrent use left.
+    const { rowCount } = await this.sql.query(
+      `UPDATE mfa_webauthn_credentials SET sign_count = $2, last_used_at = $3
+        WHERE credential_id = $1 AND ((sign_count = 0 AND $2 = 0) OR sign_count < $2)
+       RETURNING 1`,
+      [credentialId, presentedSignCount, now],
+      'mfa_record_webauthn_use',
+    );
+    return rowCount === 1;
+  }
+
+  async saveWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO webauthn_challenges (ceremony, bound_to, value, issued_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (bound_to, ceremony) DO UPDATE
+         SET value = EXCLUDED.value, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at`,
+      [challenge.ceremony, challenge.boundTo, challenge.value, challenge.issuedAt, challenge.expiresAt],
+    );
+  }
+
+  async takeWebAuthnChallenge(
+    ceremony: WebAuthnCeremony,
+    boundTo: string,
+  ): Promise<WebAuthnChallenge | null> {
+    const { rows } = await this.sql.query<ChallengeRow>(
+      `DELETE FROM webauthn_challenges WHERE bound_to = $1 AND ceremony = $2
+       RETURNING ceremony, bound_to, value, issued_at, expires_at`,
+      [boundTo, ceremony],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          value: row.value,
+          ceremony: row.ceremony,
+          boundTo: row.bound_to,
+          issuedAt: row.issued_at,
+          expiresAt: row.expires_at,
+          usedAt: null,
+        }
+      : null;
+  }
+
+  async purgeExpiredWebAuthnChallenges(now: Date, limit: number): Promise<number> {
+    const { rowCount } = await this.sql.query(
+      `DELETE FROM webauthn_challenges WHERE ctid IN (
+         SELECT ctid FROM webauthn_challenges WHERE expires_at <= $1 LIMIT $2)`,
+      [now, limit],
+    );
+    return rowCount;
   }
 
   async replaceRecoveryCodes(userId: string, codeHashes: readonly string[], now: Date): Promise<void> {

@@ -1,4 +1,5 @@
 import type { UserFactors, WebAuthnCredential } from './mfa-factor.js';
+import type { WebAuthnCeremony, WebAuthnChallenge } from './webauthn-challenge.js';
 
 /** A pending TOTP enrolment as the enrolment's first call makes it. */
 export interface NewTotpEnrolment {
@@ -48,6 +49,33 @@ export interface MfaFactorRepository {
 
   /** Removes one of the user's credentials. False when the user has no such credential. */
   removeWebAuthnCredential(userId: string, credentialId: string): Promise<boolean>;
+
+  /** The credential with this id, whoever owns it (a passkey login learns the user from it). */
+  findWebAuthnCredential(credentialId: string): Promise<WebAuthnCredential | null>;
+
+  /**
+   * Records a verified use of a credential: stores `presentedSignCount` and `now` as its last use,
+   * only if the counter rule (`signCountAccepted`) still holds against the counter stored now. One
+   * atomic step: of concurrent uses presenting the same non-zero counter exactly one is true; false
+   * too for a credential removed since it was read.
+   */
+  recordWebAuthnUse(credentialId: string, presentedSignCount: number, now: Date): Promise<boolean>;
+
+  /**
+   * Keeps a challenge handed out in options, in place of any earlier one of the same ceremony and
+   * binding (the latest options are the ones the client answers; older ones die).
+   */
+  saveWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void>;
+
+  /**
+   * Takes the challenge of this ceremony and binding out of the store, whatever its age (the caller
+   * checks it with `redeemWebAuthnChallenge`): one atomic step, so of concurrent takes one gets it
+   * and a challenge is never used twice. Null when there is none (never given, taken, replaced).
+   */
+  takeWebAuthnChallenge(ceremony: WebAuthnCeremony, boundTo: string): Promise<WebAuthnChallenge | null>;
+
+  /** Deletes up to `limit` challenges expired at `now`; how many went. */
+  purgeExpiredWebAuthnChallenges(now: Date, limit: number): Promise<number>;
 
   /**
    * Replaces the user's recovery codes with these hashes, all at once: every earlier code is
