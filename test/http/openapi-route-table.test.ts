@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, openApiPath } from '../../src/adapters/http/openapi/document.js';
-import { isGuarded, type Route } from '../../src/adapters/http/route.js';
+import { isGuarded, type Route, refusesExpiredCredentials } from '../../src/adapters/http/route.js';
 import { startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document as served, read field by field
@@ -40,11 +40,14 @@ describe('the OpenAPI document and the route table', () => {
         (response) => response.content?.['application/problem+json']?.schema.properties.code.enum ?? [],
       );
       expect(codes.includes('NOT_AUTHENTICATED'), name).toBe(isGuarded(route.session));
-      expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(route.session === 'live');
+      expect(codes.includes('MFA_REQUIRED'), name).toBe(isGuarded(route.session));
+      expect(codes.includes('PASSWORD_EXPIRED'), name).toBe(refusesExpiredCredentials(route.session));
       expect(operation.security, name).toEqual(
         {
           live: [{ sessionCookie: [] }],
           'live-expired-allowed': [{ sessionCookie: [] }],
+          'pending-second-factor': [{ sessionCookie: [] }],
+          'live-or-enrolment': [{ sessionCookie: [] }],
           optional: [{}, { sessionCookie: [] }],
           none: [],
         }[route.session],

@@ -15,8 +15,8 @@ import {
   pathMatches,
   type Route,
 } from './route.js';
+import { sessionForRule } from './route-session.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-import { checkSession } from './session-guard.js';
 
 /** Node's errors for a request stream whose client closed the connection before the end. */
 const ABORT_CODES: ReadonlySet<string> = new Set([
@@ -133,10 +133,12 @@ export class HttpCore {
       throw new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.');
     }
     const session = isGuarded(route.session)
-      ? await checkSession(this.options.authenticator, request.header('cookie'), {
-          cookieName: this.options.cookieName,
-          allowExpiredCredentials: route.session === 'live-expired-allowed',
-        })
+      ? await sessionForRule(
+          this.options.authenticator,
+          request.header('cookie'),
+          this.options.cookieName,
+          route.session,
+        )
       : null;
     await route.handle(request, reply, session);
   }

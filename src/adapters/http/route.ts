@@ -10,19 +10,50 @@ export type RouteMethod = 'GET' | 'POST' | 'DELETE';
 
 /**
  * What a route needs of the session cookie, the one word set of HttpCore (which runs the session
- * guard) and of the OpenAPI document (which states the security and the guard's error codes):
- * - `live`: a live session with unexpired credentials (401 NOT_AUTHENTICATED, 403 PASSWORD_EXPIRED);
- * - `live-expired-allowed`: a live session, expired credentials allowed (spec 5.4: password change);
- * - `optional`: the cookie is read when sent (logins revoke it, logouts end it), never required;
+ * guard) and of the OpenAPI document (which states the security and the guard's error codes).
+ * A pending session (contract 3b: waiting for its second factor, or for its user to enrol one)
+ * never counts as logged in: only the two pending rules admit one, each of one stage.
+ * - `live`: a full session with unexpired credentials (401 NOT_AUTHENTICATED, 403 PASSWORD_EXPIRED,
+ *   403 MFA_REQUIRED for a pending one);
+ * - `live-expired-allowed`: a full session, expired credentials allowed (spec 5.4: password change);
+ *   403 MFA_REQUIRED for a pending one;
+ * - `pending-second-factor`: only a session of stage `second_factor` (the routes that finish such
+ *   a login: verify, WebAuthn options); its credentials may have expired (the full session it
+ *   becomes is then held to the password change). A full session is 403 MFA_NOT_APPLICABLE
+ *   (nothing to verify), an enrolment one 403 MFA_REQUIRED (it must enrol, not verify);
+ * - `live-or-enrolment`: a full session with unexpired credentials, or one of stage `enrolment`
+ *   (the enrolment routes: a user whose level requires a factor and who has none enrols one to
+ *   finish the login; expired credentials are then the password change's business, after it);
+ *   a `second_factor` session is 403 MFA_REQUIRED;
+ * - `optional`: the cookie is read when sent (logins revoke it, logouts end it, whatever its
+ *   stage), never required;
  * - `none`: the cookie is not read.
  */
-export type SessionRule = 'live' | 'live-expired-allowed' | 'optional' | 'none';
+export type SessionRule =
+  | 'live'
+  | 'live-expired-allowed'
+  | 'pending-second-factor'
+  | 'live-or-enrolment'
+  | 'optional'
+  | 'none';
 
 /** The rules under which HttpCore runs the session guard before the handler. */
-export type GuardedRule = Extract<SessionRule, 'live' | 'live-expired-allowed'>;
+export type GuardedRule = Exclude<SessionRule, 'optional' | 'none'>;
+
+const GUARDED: ReadonlySet<SessionRule> = new Set<GuardedRule>([
+  'live',
+  'live-expired-allowed',
+  'pending-second-factor',
+  'live-or-enrolment',
+]);
 
 export function isGuarded(rule: SessionRule | undefined): rule is GuardedRule {
-  return rule === 'live' || rule === 'live-expired-allowed';
+  return rule !== undefined && GUARDED.has(rule);
+}
+
+/** The rules that refuse a full session whose credentials expired (403 PASSWORD_EXPIRED). */
+export function refusesExpiredCredentials(rule: SessionRule): boolean {
+  return rule === 'live' || rule === 'live-or-enrolment';
 }
 
 /** The session a handler gets: the guard's for a guarded rule, none otherwise. */

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { ErrorCode } from '../../../domain/shared/domain-error.js';
 import { STATUS_BY_CODE, TITLE_BY_CODE } from '../problem.js';
-import { isGuarded, type Route, type RouteResponse } from '../route.js';
+import { isGuarded, type Route, type RouteResponse, refusesExpiredCredentials } from '../route.js';
 import { problemSchema } from '../schemas.js';
 
 type Json = Record<string, unknown>;
@@ -25,8 +25,13 @@ export function errorCodesOf(route: Route): ErrorCode[] {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
   }
   if (route.method !== 'GET') codes.add('ORIGIN_REJECTED');
-  if (isGuarded(route.session)) codes.add('NOT_AUTHENTICATED');
-  if (route.session === 'live') codes.add('PASSWORD_EXPIRED');
+  if (isGuarded(route.session)) {
+    codes.add('NOT_AUTHENTICATED');
+    // A pending session where the rule does not admit its stage (contract 3b).
+    codes.add('MFA_REQUIRED');
+  }
+  if (refusesExpiredCredentials(route.session)) codes.add('PASSWORD_EXPIRED');
+  if (route.session === 'pending-second-factor') codes.add('MFA_NOT_APPLICABLE');
   codes.add('INTERNAL_ERROR');
   return [...codes];
 }
@@ -180,6 +185,8 @@ function security(route: Route): Json[] {
   switch (route.session) {
     case 'live':
     case 'live-expired-allowed':
+    case 'pending-second-factor':
+    case 'live-or-enrolment':
       return [{ [SECURITY_SCHEME]: [] }];
     case 'optional':
       return [{}, { [SECURITY_SCHEME]: [] }];
