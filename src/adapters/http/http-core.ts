@@ -138,6 +138,7 @@ export class HttpCore {
           request.header('cookie'),
           this.options.cookieName,
           route.session,
+          route.stepUpOf?.(request),
         )
       : null;
     await route.handle(request, reply, session);
