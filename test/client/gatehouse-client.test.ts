@@ -109,7 +109,13 @@ for (const [framework, start] of Object.entries(APPS)) {
         authTime: expect.any(Number),
       });
       const zoe = await me(await cookieOf('zoë'));
-      expect(zoe.body).toEqual({ userId: 'u-zoe', username: 'zoë', userLevel: 0 });
+      expect(zoe.body).toEqual({
+        userId: 'u-zoe',
+        username: 'zoë',
+        userLevel: 0,
+        authMethods: ['pwd'],
+        authTime: expect.any(Number),
+      });
     });
 
     it('answers 401 NOT_AUTHENTICATED without a session, and after logout', async () => {
