@@ -101,7 +101,7 @@ for (const transport of ['koa', 'fastify'] as const) {
 
     async function expectAnswer(cookie: string, path: string, want: number | string) {
       const answer = await new TestClient(running.url).request('POST', path, { headers: { cookie } });
-      if (typeof want === "number") {
+      if (typeof want === 'number') {
         expect(answer.status, path).toBe(want);
       } else {
         expectProblem(answer, 403, want);
