@@ -11,6 +11,7 @@ import {
   sessionTimedOut,
 } from '../domain/session/session.js';
 import {
+  authTimeSeconds,
   type SessionAuth,
   type SessionStage,
   type StepUp,
@@ -59,6 +60,8 @@ interface Live {
 export interface SessionView {
   ids: Ids;
   profile: Profile;
+  /** How and when the session was made (contract 3b): `amr`, and `auth_time` in Unix seconds. */
+  session: { amr: string[]; auth_time: number };
 }
 
 /**
@@ -197,8 +200,9 @@ export class SessionAuthenticator {
 
   /** `GET /api/v1/session/`: the spec's body without `phoneNumber` (login answer only). */
   view(authenticated: AuthenticatedSession): SessionView {
-    const { user, session } = authenticated;
+    const { user, session, auth } = authenticated;
     return {
+      session: { amr: [...auth.amr], auth_time: authTimeSeconds(auth) },
       ids: idsFor(user),
       profile: buildProfile(user, {
         provideBackendInfo: this.settings.provideBackendInfo,

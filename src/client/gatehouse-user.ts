@@ -18,4 +18,13 @@ export interface GatehouseUser {
   tenantId?: string;
   /** Present only when the user has one. */
   groupId?: string;
+  /**
+   * How the session was made (contract 3b): RFC 8176 method references such as `pwd`, `otp`,
+   * `hwk`, `recovery`, `mfa`, `sso` (plus an SSO provider's own). Every guard of a service with
+   * second factors sets it; gatehouse-client reads it from `Gatehouse-Auth-Methods`, and leaves it
+   * out only when an older service sent none.
+   */
+  authMethods?: string[];
+  /** When the user last proved who they are, in Unix seconds (`Gatehouse-Auth-Time`); as above. */
+  authTime?: number;
 }

@@ -5,7 +5,13 @@
  */
 import { crossSiteRefusal, type OriginFacts } from './origin-rule.js';
 import { type Refusal, refusalFor } from './problem.js';
-import { createSessionCheck, type GatehouseUser, type SessionCheckOptions } from './session-check.js';
+import {
+  createSessionCheck,
+  type GatehouseUser,
+  type SessionCheckOptions,
+  type SessionCheckResult,
+} from './session-check.js';
+import type { GuardRefusalKind } from './wire.js';
 
 export interface GatehouseSessionOptions extends SessionCheckOptions {
   /**
@@ -23,6 +29,15 @@ export interface GuardedRequest extends OriginFacts {
 
 export type GuardOutcome = { user: GatehouseUser; refusal?: undefined } | { refusal: Refusal };
 
+/** The refusal a middleware answers for each result of the check that is not a live session. */
+const REFUSAL_KIND: Record<Exclude<SessionCheckResult['status'], 'live'>, GuardRefusalKind> = {
+  none: 'none',
+  expired: 'expired',
+  mfa_required: 'mfa-required',
+  reauthentication_required: 'reauthentication-required',
+  unavailable: 'unavailable',
+};
+
 export function createGuard(
   options: GatehouseSessionOptions,
 ): (request: GuardedRequest) => Promise<GuardOutcome> {
@@ -33,7 +48,9 @@ export function createGuard(
     const crossSite = crossSiteRefusal(request, trusted);
     if (crossSite !== null) return { refusal: refusalFor('cross-site', crossSite) };
     const result = await check(request.cookie);
-    return result.status === 'live' ? { user: result.user } : { refusal: refusalFor(result.status) };
+    return result.status === 'live'
+      ? { user: result.user }
+      : { refusal: refusalFor(REFUSAL_KIND[result.status]) };
   };
 }
 

@@ -21,7 +21,22 @@ export const IDENTITY_HEADERS = {
   tenantId: 'Gatehouse-Tenant-Id',
   /** Only when the user has one. */
   groupId: 'Gatehouse-Group-Id',
+  /**
+   * How the session was made (contract 3b): its RFC 8176 method references, comma-separated, each
+   * percent-encoded where it is not a plain token (an SSO provider's own values).
+   */
+  authMethods: 'Gatehouse-Auth-Methods',
+  /** When the user last proved who they are: Unix seconds. */
+  authTime: 'Gatehouse-Auth-Time',
 } as const;
+
+/**
+ * The check's step-up parameters (contract 3b), set per location in a gateway's configuration and
+ * by gatehouse-client's `requireMfa` / `maxAuthAgeS`: `mfa=1` asks for a session made with two
+ * factors (else 403 MFA_REQUIRED), `max_age=S` for an authentication at most S seconds ago (else
+ * 403 REAUTHENTICATION_REQUIRED).
+ */
+export const STEP_UP_QUERY = { requireMfa: 'mfa', maxAuthAgeS: 'max_age' } as const;
 
 /** The detail of a refusal by the Origin rule (contract 3), by what gave the request away. */
 export const ORIGIN_REFUSAL_DETAILS = {
@@ -49,6 +64,18 @@ export const GUARD_REFUSALS = {
     code: 'PASSWORD_EXPIRED',
     title: 'Password expired',
     detail: PASSWORD_EXPIRED_DETAIL,
+  },
+  'mfa-required': {
+    status: 403,
+    code: 'MFA_REQUIRED',
+    title: 'Second factor required',
+    detail: 'A second factor is required.',
+  },
+  'reauthentication-required': {
+    status: 403,
+    code: 'REAUTHENTICATION_REQUIRED',
+    title: 'Reauthentication required',
+    detail: 'Authenticate again to continue.',
   },
   unavailable: {
     status: 503,

@@ -103,9 +103,19 @@ for (const [framework, start] of Object.entries(APPS)) {
     it('answers 200 with the user of a live session', async () => {
       const response = await me(await cookieOf('ann'));
       expect(response.status).toBe(200);
-      expect(response.body).toEqual(ANN_IDENTITY);
+      expect(response.body).toEqual({
+        ...ANN_IDENTITY,
+        authMethods: ['pwd'],
+        authTime: expect.any(Number),
+      });
       const zoe = await me(await cookieOf('zoë'));
-      expect(zoe.body).toEqual({ userId: 'u-zoe', username: 'zoë', userLevel: 0 });
+      expect(zoe.body).toEqual({
+        userId: 'u-zoe',
+        username: 'zoë',
+        userLevel: 0,
+        authMethods: ['pwd'],
+        authTime: expect.any(Number),
+      });
     });
 
     it('answers 401 NOT_AUTHENTICATED without a session, and after logout', async () => {

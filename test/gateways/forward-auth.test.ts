@@ -87,6 +87,14 @@ const ANN_ENVIRON = {
   HTTP_GATEHOUSE_USER_LEVEL: ['0'],
   HTTP_GATEHOUSE_TENANT_ID: ['t1'],
   HTTP_GATEHOUSE_GROUP_ID: ['g1'],
+  HTTP_GATEHOUSE_AUTH_METHODS: ['pwd'],
+  HTTP_GATEHOUSE_AUTH_TIME: [expect.stringMatching(/^\d+$/)],
+};
+
+/** How and when a password login's session was made (contract 3b), as the application gets it. */
+const PWD_AUTH = {
+  'Gatehouse-Auth-Methods': 'pwd',
+  'Gatehouse-Auth-Time': expect.stringMatching(/^\d+$/),
 };
 
 const FORGED = {
@@ -95,6 +103,8 @@ const FORGED = {
   'Gatehouse-User-Level': '16',
   'Gatehouse-Tenant-Id': 'other-tenant',
   'Gatehouse-Group-Id': 'other-group',
+  'Gatehouse-Auth-Methods': 'pwd,otp,mfa',
+  'Gatehouse-Auth-Time': '9999999999',
 };
 
 for (const target of TRANSPORT_TARGETS) {
@@ -146,6 +156,7 @@ for (const target of TRANSPORT_TARGETS) {
           'Gatehouse-User-Level': '0',
           'Gatehouse-Tenant-Id': 't1',
           'Gatehouse-Group-Id': 'g1',
+          ...PWD_AUTH,
         });
       });
 
@@ -172,6 +183,7 @@ for (const target of TRANSPORT_TARGETS) {
           'Gatehouse-User-Level': '0',
           'Gatehouse-Tenant-Id': 't1',
           'Gatehouse-Group-Id': 'g1',
+          ...PWD_AUTH,
         });
         // zoë has no tenant and no group: the forged ones must not reach the application.
         const zoe = await viaGateway({ ...FORGED, cookie: await sessionOf('zoë') });
@@ -180,6 +192,7 @@ for (const target of TRANSPORT_TARGETS) {
           'Gatehouse-User-Id': 'u-zoe',
           'Gatehouse-Username': 'zo%C3%AB',
           'Gatehouse-User-Level': '0',
+          ...PWD_AUTH,
         });
       });
 
@@ -195,6 +208,8 @@ for (const target of TRANSPORT_TARGETS) {
           'gatehouse-username': 'admin',
           Gatehouse_Tenant_Id: 'other-tenant',
           'GATEHOUSE-GROUP-ID': 'other-group',
+          Gatehouse_Auth_Methods: 'pwd,otp',
+          'gatehouse-auth-time': '9999999999',
         };
         const ann = await rawViaGateway({ ...forgeries, cookie: await sessionOf('ann') });
         expect(ann.status).toBe(200);
@@ -206,6 +221,8 @@ for (const target of TRANSPORT_TARGETS) {
           HTTP_GATEHOUSE_USER_ID: ['u-zoe'],
           HTTP_GATEHOUSE_USERNAME: ['zo%C3%AB'],
           HTTP_GATEHOUSE_USER_LEVEL: ['0'],
+          HTTP_GATEHOUSE_AUTH_METHODS: ['pwd'],
+          HTTP_GATEHOUSE_AUTH_TIME: [expect.stringMatching(/^\d+$/)],
         });
       });
 
@@ -292,6 +309,7 @@ for (const target of TRANSPORT_TARGETS) {
           'Gatehouse-User-Level': '0',
           'Gatehouse-Tenant-Id': encodeURIComponent(LONG_ID),
           'Gatehouse-Group-Id': encodeURIComponent(LONG_GROUP),
+          ...PWD_AUTH,
         });
       });
 

@@ -120,6 +120,8 @@ for (const store of ALL_SERVICE_STORES) {
       expect(session.body).toStrictEqual({
         ids: { tenant_id: 't1', group_id: 'g1', user_id: 'u-ann' },
         profile,
+        // Contract 3b: how and when the session was made.
+        session: { amr: ['pwd'], auth_time: Math.floor(server.clock.now().getTime() / 1000) },
       });
       expect(session.text).not.toContain('phoneNumber');
     });

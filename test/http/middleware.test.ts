@@ -62,14 +62,24 @@ for (const [framework, store] of CASES) {
         const response = await client.get('/api/v1/things');
         expect(response.status).toBe(200);
         // The handler sent the guard's object as it is: no hash, no stored record, no session.
-        expect(response.body).toEqual(ANN_IDENTITY);
+        expect(response.body).toEqual({
+          ...ANN_IDENTITY,
+          authMethods: ['pwd'],
+          authTime: expect.any(Number),
+        });
         expect(response.text).not.toMatch(/argon2|passwordHash/);
       });
 
       it('leaves out the tenant and group of a user who has neither', async () => {
         const response = await (await productClient('solo')).get('/api/v1/things');
         expect(response.status).toBe(200);
-        expect(response.body).toStrictEqual({ userId: 'u-solo', username: 'solo', userLevel: 8 });
+        expect(response.body).toStrictEqual({
+          userId: 'u-solo',
+          username: 'solo',
+          userLevel: 8,
+          authMethods: ['pwd'],
+          authTime: expect.any(Number),
+        });
       });
 
       it('answers 401 NOT_AUTHENTICATED without a session, never reaching the handler', async () => {

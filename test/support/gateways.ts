@@ -29,10 +29,24 @@ export const IDENTITY_HEADERS = [
   'Gatehouse-User-Level',
   'Gatehouse-Tenant-Id',
   'Gatehouse-Group-Id',
+  // Contract 3b: how and when the session was made.
+  'Gatehouse-Auth-Methods',
+  'Gatehouse-Auth-Time',
 ] as const;
 
 /** Sent only when the user has one (contract 4a). */
 const OPTIONAL_HEADERS = ['Gatehouse-Tenant-Id', 'Gatehouse-Group-Id'];
+
+/**
+ * The locations each gateway protects, and the check each asks: everything with the plain check,
+ * and the step-up page of docs/gateways.md, `/billing/`, with a second factor in the last five
+ * minutes (contract 3b).
+ */
+export const STEP_UP_PATH = '/billing/';
+const CHECKS = [
+  { path: '/', location: '/_gatehouse/check', query: '' },
+  { path: STEP_UP_PATH, location: '/_gatehouse/check-billing', query: '?mfa=1&max_age=300' },
+];
 
 export function nginxConfig(dir: string, port: number, gatehouse: string, app: string, auth = true): string {
   const variable = (header: string) =>
@@ -66,9 +80,10 @@ http {
     underscores_in_headers off;
     ignore_invalid_headers on;
 
-    location = /_gatehouse/check {
+${CHECKS.map(
+  ({ location, query }) => `    location = ${location} {
       internal;
-      proxy_pass http://gatehouse/api/v1/session/check/;
+      proxy_pass http://gatehouse/api/v1/session/check/${query};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_pass_request_body off;
@@ -83,11 +98,13 @@ http {
       proxy_buffer_size 16k;
       proxy_busy_buffers_size 16k;
     }
-
-    location / {
+`,
+).join('')}
+${CHECKS.map(
+  ({ path, location }) => `    location ${path} {
 ${
   auth
-    ? `      auth_request /_gatehouse/check;
+    ? `      auth_request ${location};
 ${IDENTITY_HEADERS.map((header) => `      auth_request_set ${variable(header)} ${upstreamVariable(header)};`).join('\n')}
       # Set from Gatehouse's answer: a header of the same name sent by the client is replaced, and
       # one Gatehouse did not send (an empty value) is not passed at all.
@@ -98,7 +115,8 @@ ${IDENTITY_HEADERS.map((header) => `      proxy_set_header ${header} ${variable(
       proxy_set_header Connection "";
       proxy_pass http://application;
     }
-    # Gatehouse unreachable or failing: the gateway's 500 becomes 503 with Retry-After.
+`,
+).join('')}    # Gatehouse unreachable or failing: the gateway's 500 becomes 503 with Retry-After.
     error_page 500 = @unavailable;
     location @unavailable {
       add_header Retry-After 5 always;
@@ -127,7 +145,14 @@ http://127.0.0.1:${port} {
     request_header -Connection
     @upgrade header Upgrade *
     request_header @upgrade Connection Upgrade
-    forward_auth ${gatehouse} {
+    # The step-up page asks for a second factor in the last five minutes; the rest a session.
+    @billing path ${STEP_UP_PATH}*
+    forward_auth @billing ${gatehouse} {
+      uri /api/v1/session/check/?mfa=1&max_age=300
+      copy_headers ${IDENTITY_HEADERS.join(' ')}
+    }
+    @other not path ${STEP_UP_PATH}*
+    forward_auth @other ${gatehouse} {
       uri /api/v1/session/check/
       copy_headers ${IDENTITY_HEADERS.join(' ')}
     }

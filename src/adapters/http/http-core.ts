@@ -19,11 +19,6 @@ import { sessionForRule } from './route-session.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 /** Node's errors for a request stream whose client closed the connection before the end. */
-/** A full session on the second step of a login: there is nothing left for it to prove. */
-function notWaitingForSecondFactor(): DomainError {
-  return new DomainError('MFA_NOT_APPLICABLE', 'This session is not waiting for a second factor.');
-}
-
 const ABORT_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNABORTED',
@@ -137,16 +132,15 @@ export class HttpCore {
       }
       throw new DomainError('METHOD_NOT_ALLOWED', 'This method is not allowed here.');
     }
-    const pendingOnly = route.session === 'pending-second-factor';
     const session = isGuarded(route.session)
       ? await sessionForRule(
           this.options.authenticator,
           request.header('cookie'),
           this.options.cookieName,
           route.session,
+          route.stepUpOf?.(request),
         )
       : null;
-    if (pendingOnly && session?.auth.stage !== 'second_factor') throw notWaitingForSecondFactor();
     await route.handle(request, reply, session);
   }
 }

@@ -1,6 +1,6 @@
 import type { AuthenticatedSession, SessionAuthenticator } from '../../application/session-authenticator.js';
 import { PASSWORD_EXPIRED_DETAIL } from '../../client/wire.js';
-import type { SessionStage } from '../../domain/session/session-auth.js';
+import type { SessionStage, StepUp } from '../../domain/session/session-auth.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { GuardedRule } from './route.js';
 import { checkSession } from './session-guard.js';
@@ -24,11 +24,13 @@ export async function sessionForRule(
   cookieHeader: string,
   cookieName: string,
   rule: GuardedRule,
+  stepUp?: StepUp,
 ): Promise<AuthenticatedSession> {
   const session = await checkSession(authenticator, cookieHeader, {
     cookieName,
     allowExpiredCredentials: rule !== 'live',
     allowPending: PENDING_ADMITTED[rule],
+    stepUp,
   });
   if (rule === 'pending-second-factor' && session.auth.stage !== 'second_factor')
     throw new DomainError('MFA_NOT_APPLICABLE', 'This session is not waiting for a second factor.');

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthenticatedSession } from '../../application/session-authenticator.js';
+import type { StepUp } from '../../domain/session/session-auth.js';
 import type { ErrorCode } from '../../domain/shared/domain-error.js';
 import type { HttpRequest, Reply } from './exchange.js';
 import { readJsonBody } from './json-body.js';
@@ -130,6 +131,12 @@ export interface Route {
    * the request the gateway asks about.
    */
   originOf?(request: HttpRequest): OriginFacts;
+  /**
+   * What this request asks of the session beyond the rule (contract 3b step-up: forward auth reads
+   * it from its query), checked with the session; throws INVALID_REQUEST for a malformed demand.
+   * Only for a guarded rule.
+   */
+  stepUpOf?(request: HttpRequest): StepUp | undefined;
   openapi: RouteDocs;
   handle(request: HttpRequest, reply: Reply, session: AuthenticatedSession | null): Promise<void> | void;
 }

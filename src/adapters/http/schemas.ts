@@ -121,13 +121,32 @@ export const loginResponseSchema = z
   .object({ ids: idsSchema, profile: profileSchema })
   .meta({ id: 'LoginResponse', examples: [loginResponseExample] });
 
-/** `GET /api/v1/session/`: as a login answer, without `phoneNumber` (login answer only). */
+/** How and when the current session was made (contract 3b step-up). */
+export const sessionFactsSchema = z
+  .object({
+    amr: z
+      .array(z.string())
+      .describe(
+        'RFC 8176 method references: `pwd`, `otp`, `hwk`, `recovery`, `mfa`, `sso` and a provider’s own.',
+      ),
+    auth_time: z.number().int().describe('When the user last proved who they are, in Unix seconds.'),
+  })
+  .meta({ id: 'SessionFacts' });
+
+/**
+ * `GET /api/v1/session/`: as a login answer, without `phoneNumber` (login answer only), and with
+ * how and when the session was made.
+ */
 export const sessionViewSchema = z
   .object({
     ids: idsSchema,
     profile: profileSchema.omit({ phoneNumber: true }).meta({ id: 'SessionProfile' }),
+    session: sessionFactsSchema,
   })
-  .meta({ id: 'SessionView', examples: [loginResponseExample] });
+  .meta({
+    id: 'SessionView',
+    examples: [{ ...loginResponseExample, session: { amr: ['pwd', 'otp'], auth_time: 1_795_000_000 } }],
+  });
 
 export const emptyResponseSchema = z.object({}).meta({ id: 'EmptyResponse', examples: [{}] });
 
@@ -185,6 +204,20 @@ export const sessionListSchema = z
   .meta({ id: 'SessionList', examples: [{ sessions: [ownSessionExample] }] });
 
 /** `GET /api/v1/sessions/?limit=&cursor=`: the list is paged, never loaded whole. */
+/**
+ * The forward-auth check's step-up (contract 3b), set per location in a gateway's configuration:
+ * `mfa=1` (two factors) and `max_age=S` (an authentication at most S seconds ago). Anything else
+ * given for them is a configuration mistake, answered 400 rather than taken as "no demand".
+ */
+export const checkQuerySchema = z.object({
+  mfa: z.literal('1', 'must be 1').optional(),
+  max_age: z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be a whole number of seconds')
+    .transform(Number)
+    .optional(),
+});
+
 export const sessionListQuerySchema = z
   .object({
     limit: z

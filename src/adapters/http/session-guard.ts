@@ -5,6 +5,7 @@ import type {
 } from '../../application/session-authenticator.js';
 import type { GatehouseUser } from '../../client/gatehouse-user.js';
 import { PASSWORD_EXPIRED_DETAIL } from '../../client/wire.js';
+import { authTimeSeconds, type SessionAuth, type StepUp } from '../../domain/session/session-auth.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { User } from '../../domain/user/user.js';
 import { readCookies } from './cookies.js';
@@ -26,7 +27,8 @@ export interface SessionCheckSettings {
 /**
  * The session check and the expired-credentials gate, for Gatehouse's own routes and for the
  * transport guards alike: the live session named by the Cookie header, or NOT_AUTHENTICATED
- * (401) / PASSWORD_EXPIRED (403).
+ * (401) / PASSWORD_EXPIRED (403); a pending session is MFA_REQUIRED (403) unless `allowPending`
+ * names its stage, and a step-up not met MFA_REQUIRED / REAUTHENTICATION_REQUIRED (403).
  */
 export async function checkSession(
   authenticator: Pick<SessionAuthenticator, 'authenticate'>,
@@ -75,6 +77,31 @@ export interface GatehouseSessionOptions {
   trustedOrigins?: readonly string[];
   /** Spec 5.4: only a password-change-like route accepts a session whose password expired. */
   allowExpiredCredentials?: boolean;
+  /**
+   * Step-up (contract 3b): the session must have been made with two factors, else 403
+   * MFA_REQUIRED (the user logs in again with a second factor). Default: one factor is enough.
+   */
+  requireMfa?: boolean;
+  /**
+   * Step-up: the user proved who they are at most this many seconds ago (a whole number, 0 or
+   * more), else 403 REAUTHENTICATION_REQUIRED. Default: any time in the session's life.
+   */
+  maxAuthAgeS?: number;
+}
+
+/**
+ * The step-up a guard's options ask for, or none. A bad `maxAuthAgeS` is refused when the guard
+ * is made, not on the first request: a typo must not turn into a guard that demands nothing.
+ */
+export function stepUpOf(options: { requireMfa?: boolean; maxAuthAgeS?: number }): StepUp | undefined {
+  const { requireMfa, maxAuthAgeS } = options;
+  if (maxAuthAgeS !== undefined && !(Number.isSafeInteger(maxAuthAgeS) && maxAuthAgeS >= 0))
+    throw new TypeError(`gatehouseSession: maxAuthAgeS must be a whole number of seconds, 0 or more`);
+  if (!requireMfa && maxAuthAgeS === undefined) return undefined;
+  return {
+    ...(requireMfa ? { requireMfa: true } : {}),
+    ...(maxAuthAgeS !== undefined ? { maxAuthAgeS } : {}),
+  };
 }
 
 /** The guard settings of an embedded Gatehouse: its cookie name and trusted origins. */
@@ -83,6 +110,7 @@ export function guardSettings(options: GatehouseSessionOptions): GuardSettings {
     cookieName: options.gatehouse.config.cookie.name,
     trustedOrigins: options.trustedOrigins ?? options.gatehouse.config.trustedOrigins,
     allowExpiredCredentials: options.allowExpiredCredentials ?? false,
+    stepUp: stepUpOf(options),
   };
 }
 
@@ -90,13 +118,15 @@ export function guardSettings(options: GatehouseSessionOptions): GuardSettings {
  * The user object a guard hands to the product's handler (contract 9): who the session belongs
  * to and nothing else, so that no stored field (the password hash above all) can be sent on.
  */
-export function guardUser(user: User): GatehouseUser {
+export function guardUser(user: User, auth: Pick<SessionAuth, 'amr' | 'authTime'>): GatehouseUser {
   return {
     userId: user.userId,
     username: user.username,
     userLevel: user.userLevel,
     ...(user.tenantId ? { tenantId: user.tenantId } : {}),
     ...(user.groupId ? { groupId: user.groupId } : {}),
+    authMethods: [...auth.amr],
+    authTime: authTimeSeconds(auth),
   };
 }
 
@@ -114,7 +144,8 @@ export function productGuard(
   return async (request) => {
     const refusal = originRefusal(request, trusted);
     if (refusal) throw refusal;
-    return guardUser((await checkSession(authenticator, request.header('cookie'), settings)).user);
+    const { user, auth } = await checkSession(authenticator, request.header('cookie'), settings);
+    return guardUser(user, auth);
   };
 }
 

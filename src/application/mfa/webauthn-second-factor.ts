@@ -1,4 +1,4 @@
-import { LoginThrottle } from '../../domain/login/login-throttle.js';
+import type { LoginThrottle } from '../../domain/login/login-throttle.js';
 import { mfaInvalid, mfaNotConfigured } from '../../domain/mfa/mfa-errors.js';
 import { newWebAuthnChallenge, redeemWebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { WebAuthnOptionsJson, WebAuthnVerifier } from '../../domain/mfa/webauthn-verifier.port.js';

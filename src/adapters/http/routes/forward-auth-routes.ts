@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import type { AuthenticatedSession } from '../../../application/session-authenticator.js';
-import { CHECK_PATH, IDENTITY_HEADERS } from '../../../client/wire.js';
+import { CHECK_PATH, IDENTITY_HEADERS, STEP_UP_QUERY } from '../../../client/wire.js';
+import { authTimeSeconds, type StepUp } from '../../../domain/session/session-auth.js';
 import type { HttpRequest, Reply } from '../exchange.js';
 import type { OriginFacts } from '../origin-check.js';
 import { defineRoute, type Route } from '../route.js';
+import { checkQuerySchema, parseQuery } from '../schemas.js';
 
 /**
  * Where Envoy's `ext_authz` asks: its `path_prefix` (`/api/v1/session/check/envoy`) with the
@@ -16,13 +19,31 @@ function headerSafe(value: string): string {
   return /^[\x21-\x7e]*$/.test(value) && !value.includes('%') ? value : encodeURIComponent(value);
 }
 
+/** One method reference in the comma list: a plain token as it is, anything else percent-encoded. */
+function methodToken(value: string): string {
+  return /^[A-Za-z0-9._~-]+$/.test(value) ? value : encodeURIComponent(value);
+}
+
 /** The identity headers of contract 4a, for a gateway to pass on to the application. */
-export function identityHeaders(reply: Reply, { user }: AuthenticatedSession): void {
+export function identityHeaders(reply: Reply, { user, auth }: AuthenticatedSession): void {
   reply.header(IDENTITY_HEADERS.userId, headerSafe(user.userId));
   reply.header(IDENTITY_HEADERS.username, headerSafe(user.username));
   reply.header(IDENTITY_HEADERS.userLevel, String(user.userLevel));
   if (user.tenantId) reply.header(IDENTITY_HEADERS.tenantId, headerSafe(user.tenantId));
   if (user.groupId) reply.header(IDENTITY_HEADERS.groupId, headerSafe(user.groupId));
+  // Contract 3b: how and when the session was made, for an application's own step-up decisions.
+  reply.header(IDENTITY_HEADERS.authMethods, auth.amr.map(methodToken).join(','));
+  reply.header(IDENTITY_HEADERS.authTime, String(authTimeSeconds(auth)));
+}
+
+/** The step-up a check asks for in its query (`mfa=1`, `max_age=S`); 400 for a malformed one. */
+function checkStepUp(request: HttpRequest): StepUp | undefined {
+  const query = parseQuery(checkQuerySchema, request.query);
+  if (query.mfa === undefined && query.max_age === undefined) return undefined;
+  return {
+    ...(query.mfa ? { requireMfa: true } : {}),
+    ...(query.max_age !== undefined ? { maxAuthAgeS: query.max_age } : {}),
+  };
 }
 
 /** The last value of a header a gateway appends to: the one the gateway added itself. */
@@ -64,6 +85,16 @@ export function forwardAuthRoutes(): Route[] {
     [IDENTITY_HEADERS.userLevel]: { description: 'The user level (0, 4, 8, 12 or 16).', required: true },
     [IDENTITY_HEADERS.tenantId]: { description: 'The tenant id, when the user has one.', required: false },
     [IDENTITY_HEADERS.groupId]: { description: 'The group id, when the user has one.', required: false },
+    [IDENTITY_HEADERS.authMethods]: {
+      description:
+        'How the session was made: RFC 8176 method references, comma-separated (`pwd`, `otp`, `hwk`, ' +
+        '`recovery`, `mfa`, `sso` and the provider’s own), each percent-encoded unless a plain token.',
+      required: true,
+    },
+    [IDENTITY_HEADERS.authTime]: {
+      description: 'When the user last proved who they are, in Unix seconds.',
+      required: true,
+    },
   };
   return [
     defineRoute({
@@ -73,6 +104,7 @@ export function forwardAuthRoutes(): Route[] {
       catchAll: 'path',
       // nginx sets X-Forwarded-Method in its configuration; Caddy and Traefik set it themselves.
       originOf: (request) => askedAbout(request, request.header('x-forwarded-method') || request.method),
+      stepUpOf: checkStepUp,
       openapi: {
         operationId: 'checkSession',
         tag: 'session',
@@ -84,7 +116,23 @@ export function forwardAuthRoutes(): Route[] {
           '`Origin` and `Sec-Fetch-Site` are judged as the service judges its own routes: an unsafe ' +
           'method from a foreign origin is 403 `ORIGIN_REJECTED`. Every other method is answered the ' +
           'same way, never 2xx without a session. A gateway passes the identity headers on to the ' +
-          'application and must strip any the client sent (docs/gateways.md).',
+          'application and must strip any the client sent (docs/gateways.md). Step-up, set per ' +
+          'location in the gateway: `mfa=1` refuses a session made with one factor (403 ' +
+          '`MFA_REQUIRED`), `max_age=S` one whose user authenticated more than S seconds ago (403 ' +
+          '`REAUTHENTICATION_REQUIRED`). A session waiting for its second factor is always 403 ' +
+          '`MFA_REQUIRED`, with no identity headers.',
+        queryParameters: [
+          {
+            name: STEP_UP_QUERY.requireMfa,
+            description: '`1`: the session must have been made with two factors.',
+            schema: z.literal('1'),
+          },
+          {
+            name: STEP_UP_QUERY.maxAuthAgeS,
+            description: 'The most seconds since the user last authenticated.',
+            schema: z.string().regex(/^\d{1,10}$/),
+          },
+        ],
         responses: [
           {
             status: 204,
@@ -92,7 +140,7 @@ export function forwardAuthRoutes(): Route[] {
             headers: identityHeaderDocs,
           },
         ],
-        errors: ['SERVICE_UNAVAILABLE', 'ORIGIN_REJECTED'],
+        errors: ['INVALID_REQUEST', 'REAUTHENTICATION_REQUIRED', 'SERVICE_UNAVAILABLE', 'ORIGIN_REJECTED'],
       },
       handle: ({ reply, session }) => {
         reply.status = 204;
