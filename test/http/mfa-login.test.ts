@@ -247,7 +247,7 @@ for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as cons
       expect(await metric(server, 'totp', 'success')).toBeGreaterThan(0);
     });
 
-    it('refuses a body without exactly one factor, and WebAuthn until its branch is built, with 400', async () => {
+    it('refuses a body without exactly one factor with 400, and WebAuthn on a service without a relying party with 409', async () => {
       const { client } = await firstStep('fay');
       expectProblem(await client.post('/api/v1/mfa/verify/', {}), 400, 'INVALID_REQUEST');
       expectProblem(
@@ -258,8 +258,8 @@ for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as cons
       expectProblem(await client.post('/api/v1/mfa/verify/', { totp: 123456 }), 400, 'INVALID_REQUEST');
       expectProblem(
         await client.post('/api/v1/mfa/verify/', { webauthn: { id: 'x' } }),
-        400,
-        'INVALID_REQUEST',
+        409,
+        'MFA_NOT_CONFIGURED',
       );
       expectProblem(
         await new TestClient(server.url).post('/api/v1/mfa/verify/', { totp: '123456' }),

@@ -15,7 +15,7 @@ import { seedUser, startTestServer, TestClient, type TestServer } from '../suppo
 
 /** The routes under rule `optional`: they read a cookie only to end its session. */
 const LOGOUTS = ['POST /api/v1/logout/', 'POST /api/v1/openid/logout/'];
-const LOGINS = ['POST /api/v1/login/', 'POST /api/v1/openid/login/'];
+const LOGINS = ['POST /api/v1/login/', 'POST /api/v1/openid/login/', 'POST /api/v1/webauthn/login/'];
 const STAGES = ['second_factor', 'enrolment'] as const;
 
 /** A request path for a route: each `:parameter` stands for one segment. */
