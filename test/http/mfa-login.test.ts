@@ -318,6 +318,45 @@ for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as cons
       expectProblem(await client.post('/api/v1/mfa/verify/', { totp: '123456' }), 403, 'MFA_REQUIRED');
     });
 
+    it("keeps the factors through an administrator's new password: the next login still asks for one (ASVS 6.4.3)", async () => {
+      const user = await seedUser(server, {
+        password: PASSWORD,
+        username: 'ivy',
+        userId: 'u-ivy',
+        tenantId: 't1',
+      });
+      await enrolTotp(server, user.userId);
+      const replaced = 'a password the administrator set for ivy';
+      await server.gatehouse.container.get(TOKENS.AdminUsers).setPassword('ivy', replaced);
+      const response = await new TestClient(server.url).post('/api/v1/login/', {
+        username: 'ivy',
+        password: replaced,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.profile).toMatchObject({ mfa_required: true, mfa_methods: ['totp'] });
+      expect(response.body.ids).toStrictEqual({});
+    });
+
+    it('keeps what the session proved through a password change (the rotated session keeps its amr and auth_time)', async () => {
+      const user = await seedUser(server, {
+        password: PASSWORD,
+        username: 'jay',
+        userId: 'u-jay',
+        tenantId: 't1',
+      });
+      const secret = await enrolTotp(server, user.userId);
+      const { client } = await firstStep('jay');
+      expect((await client.post('/api/v1/mfa/verify/', { totp: codeAt(server, secret) })).status).toBe(200);
+      const before = (await client.get('/api/v1/session/')).body.session;
+      expect(before.amr).toEqual(['pwd', 'otp']);
+      const changed = await client.post('/api/v1/password/', {
+        old_password: PASSWORD,
+        new_password: 'the new passphrase of jay',
+      });
+      expect(changed.status).toBe(200);
+      expect((await client.get('/api/v1/session/')).body.session).toStrictEqual(before);
+    });
+
     it('logs a user without a factor (not required) in at once, as before', async () => {
       const { client, response } = await firstStep('plain');
       expect(response.status).toBe(200);
