@@ -1,5 +1,9 @@
 import type { UserFactors, WebAuthnCredential } from '../../domain/mfa/mfa-factor.js';
-import type { MfaFactorRepository, NewTotpEnrolment } from '../../domain/mfa/mfa-factor-repository.port.js';
+import type {
+  MfaFactorRepository,
+  NewTotpEnrolment,
+  RemovedFactors,
+} from '../../domain/mfa/mfa-factor-repository.port.js';
 import type { SqlExecutor } from './sql-client.js';
 
 interface TotpRow {
@@ -155,6 +159,26 @@ export class SqlMfaFactorRepository implements MfaFactorRepository {
       'mfa_consume_recovery_code',
     );
     return rowCount === 1;
+  }
+
+  async removeAllFactors(userId: string): Promise<RemovedFactors> {
+    // One statement (data-modifying CTEs share one snapshot): all three go together, in the
+    // caller's transaction or alone, and no factor added meanwhile survives half a reset.
+    const { rows } = await this.sql.query<{ totp: number; webauthn: number; codes: number }>(
+      `WITH totp AS (DELETE FROM mfa_totp_factors WHERE user_id = $1 RETURNING 1),
+            webauthn AS (DELETE FROM mfa_webauthn_credentials WHERE user_id = $1 RETURNING 1),
+            codes AS (DELETE FROM mfa_recovery_codes WHERE user_id = $1 RETURNING cardinality(code_hashes) AS n)
+       SELECT (SELECT count(*) FROM totp)::int AS totp,
+              (SELECT count(*) FROM webauthn)::int AS webauthn,
+              (SELECT coalesce(sum(n), 0) FROM codes)::int AS codes`,
+      [userId],
+    );
+    const row = rows[0];
+    return {
+      totp: Number(row?.totp ?? 0) > 0,
+      webauthn: Number(row?.webauthn ?? 0),
+      recoveryCodes: Number(row?.codes ?? 0),
+    };
   }
 }
 
