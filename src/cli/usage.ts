@@ -29,6 +29,9 @@ Commands:
   user enable USERNAME
   user reset-sso USERNAME                  forgets the user's provider account (iss, sub);
                                            ends the user's sessions made through that provider
+  user reset-mfa USERNAME                  removes every second factor and recovery code;
+                                           ends the user's sessions
+  user show USERNAME                       the account and its second factors (no secret)
   sessions list --user USERNAME
   sessions revoke --user USERNAME [--handle HANDLE]
   sessions revoke --all                    ends every session of every user

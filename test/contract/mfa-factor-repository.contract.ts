@@ -271,7 +271,11 @@ export function mfaFactorRepositoryContract(open: () => Promise<MfaFactorStore>)
         await factors.addWebAuthnCredential(credential(other));
         await factors.replaceRecoveryCodes(other, hashes(10), T0);
 
-        expect(await factors.removeAllFactors(userId)).toEqual({ totp: true, webauthn: 2, recoveryCodes: 10 });
+        expect(await factors.removeAllFactors(userId)).toEqual({
+          totp: true,
+          webauthn: 2,
+          recoveryCodes: 10,
+        });
         expect(await factors.factorsOf(userId)).toEqual({ totp: null, webauthn: [], recoveryCodesLeft: 0 });
         // Another user's factors stay.
         const kept = await factors.factorsOf(other);
@@ -283,7 +287,11 @@ export function mfaFactorRepositoryContract(open: () => Promise<MfaFactorStore>)
       it('removes a pending enrolment too, and says so when there was nothing', async () => {
         await factors.addPendingTotp({ factorId: factorId(), userId, sealedSecret: 'sealed', createdAt: T0 });
         expect(await factors.removeAllFactors(userId)).toEqual({ totp: true, webauthn: 0, recoveryCodes: 0 });
-        expect(await factors.removeAllFactors(userId)).toEqual({ totp: false, webauthn: 0, recoveryCodes: 0 });
+        expect(await factors.removeAllFactors(userId)).toEqual({
+          totp: false,
+          webauthn: 0,
+          recoveryCodes: 0,
+        });
         // The user may enrol again afterwards.
         await confirmedTotp(userId, 200);
         expect((await factors.factorsOf(userId)).totp?.lastAcceptedStep).toBe(200);

@@ -20,7 +20,9 @@ describe('second-factor settings (contract 3b, section 7)', () => {
   });
 
   it('takes the relying party id from the first TRUSTED_ORIGINS entry', () => {
-    const { mfa } = loadConfig({ TRUSTED_ORIGINS: 'https://portal.example.com:8443,https://other.example.org' });
+    const { mfa } = loadConfig({
+      TRUSTED_ORIGINS: 'https://portal.example.com:8443,https://other.example.org',
+    });
     expect(mfa.webauthn.rpId).toBe('portal.example.com');
     expect(mfa.webauthn.origins).toEqual(['https://portal.example.com:8443', 'https://other.example.org']);
   });
