@@ -229,7 +229,9 @@ function describe(
   );
   context.out(`  levels ${summary.levels.join(', ')}; PKCE ${summary.requirePkce ? 'required' : 'optional'}`);
   context.out(`  ID token algorithm ${summary.idTokenAlg}`);
-  context.out(`  second factor ${summary.requireMfa ? 'required' : 'not required'}; ${describeAcrValues(summary.acrValues)}`);
+  context.out(
+    `  second factor ${summary.requireMfa ? 'required' : 'not required'}; ${describeAcrValues(summary.acrValues)}`,
+  );
   for (const fault of loadFaults) context.out(`  ${cannotLoad(fault)}`);
 }
 

@@ -192,7 +192,9 @@ export function acrValuesFaults(values: readonly string[]): string[] {
   if (values.length > MAX_ACR_VALUES) faults.push(`at most ${MAX_ACR_VALUES} values`);
   for (const value of values) {
     if (!ACR_VALUE.test(value))
-      faults.push(`${JSON.stringify(value)} is not an acr value (1 to 200 printable characters, no comma or space)`);
+      faults.push(
+        `${JSON.stringify(value)} is not an acr value (1 to 200 printable characters, no comma or space)`,
+      );
   }
   if (new Set(values).size !== values.length) faults.push('a value is given twice');
   return faults;
