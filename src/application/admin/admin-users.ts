@@ -144,10 +144,10 @@ export class AdminUsers {
 
   /** The account and its second factors, for `gatehouse user show` (secrets stay in the store). */
   async show(username: string): Promise<{ user: User; factors: UserFactors }> {
-    return this.store.transaction(async (repositories) => {
-      const user = await this.require(repositories, username);
-      return { user, factors: await repositories.mfa.factorsOf(user.userId) };
-    });
+    // Outside a transaction: the SQL adapter reads the three factor tables at once, which a
+    // transaction's single connection would have to queue (pg warns of it on PostgreSQL).
+    const user = await this.require(this.store, username);
+    return { user, factors: await this.store.mfa.factorsOf(user.userId) };
   }
 
   async enable(username: string): Promise<User> {
