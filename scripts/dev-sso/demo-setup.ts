@@ -78,6 +78,8 @@ export async function registerCustomerProvider(
     // The portal sends a PKCE S256 challenge; Gatehouse insists on its verifier.
     requirePkce: true,
     idTokenAlg: customer.idTokenAlg,
+    requireMfa: false,
+    acrValues: [],
   };
   const secrets = { clientSecret: endpoint.clientSecret, settings: customer.settings };
   const known = (await admin.list()).find((provider) => provider.id === customer.id);

@@ -69,6 +69,8 @@ function environmentProvider(
       tenants: null,
       levels: config.sso.userLevels,
       requirePkce: oidc.requirePkce,
+      requireMfa: oidc.requireMfa,
+      acrValues: oidc.acrValues,
     },
     options: {
       id: ENVIRONMENT_PROVIDER_ID,
@@ -186,6 +188,7 @@ export const ssoModule = new ContainerModule(({ bind }) => {
           events,
           clock,
           new AddressThrottle(store.throttle, 'sso', addressBudget(config)),
+          config.session.absoluteTimeoutS,
         ),
       [
         TOKENS.SsoParts,

@@ -14,6 +14,7 @@ import { escapeForDisplay } from '../domain/user/username.js';
 import {
   oneOf,
   onlyId,
+  parseAcrValues,
   parseLevels,
   parseSettingPairs,
   parseSettings,
@@ -66,6 +67,9 @@ function planAdd(args: readonly string[]): ProviderPlan {
   const id = positionals[0]!;
   if (values['no-require-pkce'])
     throw new UsageError('--no-require-pkce is for update (PKCE is optional by default)');
+  if (values['no-require-mfa'])
+    throw new UsageError('--no-require-mfa is for update (a second factor is not required by default)');
+  const acrValues = parseAcrValues(values['acr-values']) ?? [];
   const issuer = requiredText(values, 'issuer');
   const clientId = requiredText(values, 'client-id');
   const redirectUris = requireOnce(values, 'redirect-uri');
@@ -97,6 +101,8 @@ function planAdd(args: readonly string[]): ProviderPlan {
         levels: levels ?? context.defaultLevels.filter(isSsoAssignableLevel),
         requirePkce: values['require-pkce'] === true,
         idTokenAlg,
+        requireMfa: values['require-mfa'] === true,
+        acrValues,
       };
       const summary = await context.providers.add(registration, {
         settings: {},
@@ -115,6 +121,10 @@ function planUpdate(args: readonly string[]): ProviderPlan {
   if (values['require-pkce'] && values['no-require-pkce']) {
     throw new UsageError('give --require-pkce or --no-require-pkce, not both');
   }
+  if (values['require-mfa'] && values['no-require-mfa']) {
+    throw new UsageError('give --require-mfa or --no-require-mfa, not both');
+  }
+  const acrValues = parseAcrValues(values['acr-values']);
   const levels = parseLevels(values.levels);
   const settingPairs = parseSettingPairs(values.setting);
   const fromStdin = settingNamesFromStdin(values, settingPairs);
@@ -133,6 +143,9 @@ function planUpdate(args: readonly string[]): ProviderPlan {
     ...(levels !== undefined ? { levels } : {}),
     ...(values['require-pkce'] ? { requirePkce: true } : {}),
     ...(values['no-require-pkce'] ? { requirePkce: false } : {}),
+    ...(values['require-mfa'] ? { requireMfa: true } : {}),
+    ...(values['no-require-mfa'] ? { requireMfa: false } : {}),
+    ...(acrValues !== undefined ? { acrValues } : {}),
     ...(values['id-token-alg'] !== undefined
       ? { idTokenAlg: oneOf<IdTokenAlgorithm>('id-token-alg', values['id-token-alg'], ID_TOKEN_ALGORITHMS)! }
       : {}),
@@ -216,7 +229,14 @@ function describe(
   );
   context.out(`  levels ${summary.levels.join(', ')}; PKCE ${summary.requirePkce ? 'required' : 'optional'}`);
   context.out(`  ID token algorithm ${summary.idTokenAlg}`);
+  context.out(
+    `  second factor ${summary.requireMfa ? 'required' : 'not required'}; ${describeAcrValues(summary.acrValues)}`,
+  );
   for (const fault of loadFaults) context.out(`  ${cannotLoad(fault)}`);
+}
+
+function describeAcrValues(values: readonly string[]): string {
+  return values.length === 0 ? 'no acr values' : `acr values ${values.map(quoted).join(', ')}`;
 }
 
 /** Why this command's configuration (its key, SSO_INTERPRETERS, OIDC_REDIRECT_URIS) could not load it. */
@@ -242,7 +262,8 @@ export function planProvider(args: readonly string[]): ProviderPlan {
           for (const provider of providers) {
             context.out(
               `  ${quoted(provider.id)}  ${provider.enabled ? 'enabled' : 'disabled'}  ${clean(provider.issuer)}  ` +
-                `tenants ${provider.tenants.map(quoted).join(', ')}`,
+                `tenants ${provider.tenants.map(quoted).join(', ')}` +
+                (provider.requireMfa ? '  second factor required' : ''),
             );
             for (const fault of provider.loadFaults) context.out(`    ${cannotLoad(fault)}`);
           }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ProviderSecrets } from '../domain/sso/provider-registration.js';
+import { acrValuesFaults, type ProviderSecrets } from '../domain/sso/provider-registration.js';
 import { quoted } from './command-line.js';
 import { UsageError } from './usage.js';
 
@@ -28,6 +28,9 @@ export const SETTING_OPTIONS = {
   levels: { type: 'string' },
   'require-pkce': { type: 'boolean' },
   'no-require-pkce': { type: 'boolean' },
+  'require-mfa': { type: 'boolean' },
+  'no-require-mfa': { type: 'boolean' },
+  'acr-values': { type: 'string' },
   'id-token-alg': { type: 'string' },
   'client-secret-stdin': { type: 'boolean' },
   'private-key-jwk-stdin': { type: 'boolean' },
@@ -73,6 +76,18 @@ export function parseLevels(value: string | undefined): number[] | undefined {
     throw new UsageError('--levels must be a comma list of user levels, e.g. 8,12');
   }
   return levels.map(Number);
+}
+
+/**
+ * `--acr-values a,b`: the `acr` values that count as a second factor; an empty value clears them
+ * (update). Checked here as the configuration checks OIDC_ACR_VALUES (`acrValuesFaults`).
+ */
+export function parseAcrValues(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const values = value.trim() === '' ? [] : value.split(',').map((item) => item.trim());
+  const faults = acrValuesFaults(values);
+  if (faults.length > 0) throw new UsageError(`--acr-values: ${faults.join('; ')}`);
+  return values;
 }
 
 export function parseSettingPairs(pairs: readonly string[] | undefined): Record<string, string> | undefined {

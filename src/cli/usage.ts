@@ -29,6 +29,9 @@ Commands:
   user enable USERNAME
   user reset-sso USERNAME                  forgets the user's provider account (iss, sub);
                                            ends the user's sessions made through that provider
+  user reset-mfa USERNAME                  removes every second factor and recovery code;
+                                           ends the user's sessions
+  user show USERNAME                       the account and its second factors (no secret)
   sessions list --user USERNAME
   sessions revoke --user USERNAME [--handle HANDLE]
   sessions revoke --all                    ends every session of every user
@@ -42,10 +45,13 @@ Commands:
       (--client-secret-stdin | --private-key-jwk-stdin) [--interpreter NAME]
       [--username-claim C] [--group-claim C] [--setting NAME=VALUE ...]
       [--setting-stdin NAME ...] [--levels 8,12] [--require-pkce]
-      [--id-token-alg RS256|PS256|ES256|EdDSA]
+      [--id-token-alg RS256|PS256|ES256|EdDSA] [--require-mfa] [--acr-values A,B]
                                            registers a customer's OpenID provider; secrets
-                                           are kept encrypted with TOKEN_ENCRYPTION_KEY
-  provider update ID [the options of add; --no-require-pkce]
+                                           are kept encrypted with TOKEN_ENCRYPTION_KEY;
+                                           --require-mfa refuses an ID token whose amr names
+                                           no second factor and whose acr is not listed
+  provider update ID [the options of add; --no-require-pkce; --no-require-mfa;
+      --acr-values '' clears them]
                                            changes only the options given; fewer tenants or
                                            levels end the sessions of the users left out
   provider list | show ID | test ID        show no secret; test fetches discovery and keys;

@@ -1,3 +1,5 @@
+import { isConfirmed, type UserFactors } from '../domain/mfa/mfa-factor.js';
+import type { RemovedFactors } from '../domain/mfa/mfa-factor-repository.port.js';
 import type { User } from '../domain/user/user.js';
 import { isUserLevel } from '../domain/user/user.js';
 import { describeLevel } from '../domain/user/user-rules.js';
@@ -22,6 +24,45 @@ function describeUser(user: User): string {
   if (user.groupId !== null) parts.push(`group ${quoted(user.groupId)}`);
   if (user.backend) parts.push(`backend ${quoted(user.backend.name)}`);
   return parts.join(', ');
+}
+
+/**
+ * The user's second factors as `user show` prints them: what there is and when it was made or
+ * used, never a secret (no TOTP secret, no public key, no code or its hash).
+ */
+function describeFactors(factors: UserFactors): string[] {
+  const { totp } = factors;
+  const lines = [
+    `  totp: ${
+      totp === null
+        ? 'none'
+        : isConfirmed(totp)
+          ? `confirmed ${totp.confirmedAt.toISOString()}`
+          : `pending (enrolment started ${totp.createdAt.toISOString()}, not confirmed)`
+    }`,
+    `  webauthn: ${plural(factors.webauthn.length, 'credential')}`,
+  ];
+  for (const credential of factors.webauthn) {
+    lines.push(
+      [
+        `    ${clean(credential.credentialId)}`,
+        quoted(credential.name),
+        `created ${credential.createdAt.toISOString()}`,
+        `last used ${credential.lastUsedAt?.toISOString() ?? 'never'}`,
+      ].join('  '),
+    );
+  }
+  lines.push(`  recovery codes left: ${factors.recoveryCodesLeft}`);
+  return lines;
+}
+
+function describeRemoved(removed: RemovedFactors): string {
+  const parts = [
+    ...(removed.totp ? ['the TOTP factor'] : []),
+    ...(removed.webauthn > 0 ? [plural(removed.webauthn, 'WebAuthn credential')] : []),
+    ...(removed.recoveryCodes > 0 ? [plural(removed.recoveryCodes, 'recovery code')] : []),
+  ];
+  return parts.length === 0 ? 'it had no second factor' : `removed ${parts.join(', ')}`;
 }
 
 const USER_ADD_OPTIONS: OptionSpec = {
@@ -152,6 +193,29 @@ export function planUser(args: readonly string[]): Plan {
         },
       };
     }
+    case 'reset-mfa': {
+      const username = parse(rest, {}, ['USERNAME']).args[0]!;
+      return {
+        async run(context) {
+          const { user, removed, sessionsEnded } = await context.users.resetMfa(username);
+          context.out(`reset the second factors of ${quoted(user.username)}: ${describeRemoved(removed)}`);
+          context.out(`ended ${plural(sessionsEnded, 'session')}`);
+        },
+      };
+    }
+    case 'show': {
+      const username = parse(rest, {}, ['USERNAME']).args[0]!;
+      return {
+        async run(context) {
+          const { user, factors } = await context.users.show(username);
+          context.out(
+            `user ${quoted(user.username)}: ${describeUser(user)}${user.disabled ? ', disabled' : ''}`,
+          );
+          context.out('second factors:');
+          for (const line of describeFactors(factors)) context.out(line);
+        },
+      };
+    }
     default:
       throw unknownSubcommand('user', sub, [
         'add',
@@ -160,6 +224,8 @@ export function planUser(args: readonly string[]): Plan {
         'disable',
         'enable',
         'reset-sso',
+        'reset-mfa',
+        'show',
       ]);
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Argon2PasswordHasher } from '../../src/adapters/password/argon2-password-hasher.js';
 import { EMPTY_ATTRIBUTES } from '../../src/domain/user/user.js';
+import { describeLevel } from '../../src/domain/user/user-rules.js';
 import type { StoreKind } from '../support/databases.js';
 import {
   type CliTarget,
@@ -19,11 +20,13 @@ export function accountsSuite(kind: StoreKind): void {
     let target: CliTarget;
     const hasher = new Argon2PasswordHasher();
     // bob: set-password and expire; carol: disable and enable; eve: sessions list and revoke.
-    const [bob, carol, eve] = [unique('bob'), unique('carol'), unique('eve')];
+    // dan: show and reset-mfa.
+    const [bob, carol, eve, dan] = [unique('bob'), unique('carol'), unique('eve'), unique('dan')];
     const sessions: Record<string, string[]> = {
       [bob]: [unique('hb'), unique('hb')],
       [carol]: [unique('hc'), unique('hc'), unique('hc')],
       [eve]: [unique('he'), unique('he')],
+      [dan]: [],
     };
     const userId = (username: string) => `u-${username}`;
 
@@ -116,6 +119,77 @@ export function accountsSuite(kind: StoreKind): void {
       expect((await gatehouse(['user', 'reset-sso', bob])).stdout).toBe(
         `"${bob}" was not bound to a provider account\n`,
       );
+    });
+
+    it('show lists the second factors without a secret; reset-mfa removes them all, ends the sessions, audited (contract 3b)', async () => {
+      const created = new Date('2026-11-01T10:00:00.000Z');
+      const used = new Date('2026-11-20T08:30:00.000Z');
+      const sealedSecret = 'sealed-totp-secret-never-printed';
+      const codeHash = 'c0de'.repeat(16);
+      await target.withStore(async (store) => {
+        await store.mfa.addPendingTotp({
+          factorId: unique('f'),
+          userId: userId(dan),
+          sealedSecret,
+          createdAt: created,
+        });
+        await store.mfa.confirmTotp(
+          userId(dan),
+          (await store.mfa.factorsOf(userId(dan))).totp!.factorId,
+          1,
+          used,
+        );
+        await store.mfa.addWebAuthnCredential({
+          credentialId: 'cred-dan-1',
+          userId: userId(dan),
+          name: 'YubiKey',
+          publicKey: new Uint8Array([0xde, 0xad, 0xbe, 0xef]),
+          signCount: 3,
+          transports: ['usb'],
+          createdAt: created,
+          lastUsedAt: used,
+        });
+        await store.mfa.replaceRecoveryCodes(userId(dan), [codeHash, 'f00d'.repeat(16)], created);
+        await store.sessions.create(sessionFor(userId(dan)));
+        await store.sessions.create(sessionFor(userId(dan)));
+      });
+
+      const shown = await gatehouse(['user', 'show', dan]);
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      expect(shown.stdout).toBe(
+        [
+          `user "${dan}": user_id "${userId(dan)}", ${describeLevel(0)}, tenant "t1", group "g1"`,
+          'second factors:',
+          `  totp: confirmed ${used.toISOString()}`,
+          '  webauthn: 1 credential',
+          `    cred-dan-1  "YubiKey"  created ${created.toISOString()}  last used ${used.toISOString()}`,
+          '  recovery codes left: 2',
+          '',
+        ].join('\n'),
+      );
+      for (const secret of [sealedSecret, codeHash, 'deadbeef', '3q2+7w'])
+        expect(shown.stdout).not.toContain(secret);
+
+      const reset = await gatehouse(['user', 'reset-mfa', dan]);
+      expect(reset).toMatchObject({
+        code: 0,
+        stdout: `reset the second factors of "${dan}": removed the TOTP factor, 1 WebAuthn credential, 2 recovery codes\nended 2 sessions\n`,
+      });
+      await target.withStore(async (store) => {
+        expect(await store.mfa.factorsOf(userId(dan))).toEqual({
+          totp: null,
+          webauthn: [],
+          recoveryCodesLeft: 0,
+        });
+        expect(await store.sessions.listForUser(userId(dan))).toEqual([]);
+        const trail = await store.audit.listForUser(userId(dan), { limit: 100 });
+        expect(trail.filter((event) => event.event === 'mfa_reset')).toEqual([
+          expect.objectContaining({ actor: 'administrator', outcome: 'success', username: dan }),
+        ]);
+        expect(trail.filter((event) => event.event === 'session_revoked')).toEqual([
+          expect.objectContaining({ actor: 'administrator', reason: 'factor_changed', sessionCount: 2 }),
+        ]);
+      });
     });
 
     it('disable ends every session of the user at once; enable lets the user back in', async () => {

@@ -80,6 +80,9 @@ export function providersSuite(kind: StoreKind): void {
             '--levels',
             '8,12',
             '--require-pkce',
+            '--require-mfa',
+            '--acr-values',
+            'urn:example:gold, silver',
             '--client-secret-stdin',
           ],
         }),
@@ -91,9 +94,12 @@ export function providersSuite(kind: StoreKind): void {
       expect(added.stdout).toContain('client id "gatehouse" (client_secret_basic, secret set)');
       expect(added.stdout).toContain('settings "API_TOKEN"');
       expect(added.stdout).toContain('levels 8, 12; PKCE required');
+      expect(added.stdout).toContain('second factor required; acr values "urn:example:gold", "silver"');
 
       const listed = await gatehouse(['provider', 'list']);
-      expect(listed.stdout).toContain(`"globex"  enabled  ${idp.issuer}  tenants "t-globex"`);
+      expect(listed.stdout).toContain(
+        `"globex"  enabled  ${idp.issuer}  tenants "t-globex"  second factor required`,
+      );
       const shown = await gatehouse(['provider', 'show', 'globex']);
       expect(shown.stdout).toContain(
         'redirect URIs https://portal.example/globex/cb https://portal.example/globex/cb?v=2',
@@ -132,6 +138,18 @@ export function providersSuite(kind: StoreKind): void {
       expect(noKey.code).toBe(1);
       expect(noKey.stderr).toContain('TOKEN_ENCRYPTION_KEY');
 
+      const badAcr = await gatehouse(
+        addInitech(
+          'https://portal.example/initech/cb',
+          '--acr-values',
+          'gold,has space',
+          '--client-secret-stdin',
+        ),
+        's\n',
+      );
+      expect(badAcr.code).toBe(2);
+      expect(badAcr.stderr).toContain('--acr-values: "has space" is not an acr value');
+
       const noSecret = await gatehouse(addInitech('https://portal.example/initech/cb'));
       expect(noSecret.code).toBe(2);
       expect(noSecret.stderr).toContain('--client-secret-stdin or --private-key-jwk-stdin is required');
@@ -162,9 +180,13 @@ export function providersSuite(kind: StoreKind): void {
         't-globex',
         '--tenant',
         't-other',
+        '--no-require-mfa',
+        '--acr-values',
+        '',
       ]);
       expect(updated.code).toBe(0);
       expect(updated.stdout).toContain('tenants "t-globex", "t-other"');
+      expect(updated.stdout).toContain('second factor not required; no acr values');
       expect(updated.stdout).toContain('secret set');
       expect(updated.stdout).toContain('PKCE required');
 

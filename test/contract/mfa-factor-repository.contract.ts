@@ -349,6 +349,44 @@ export function mfaFactorRepositoryContract(open: () => Promise<MfaFactorStore>)
       });
     });
 
+    describe('removing every factor (gatehouse user reset-mfa)', () => {
+      it('removes the TOTP factor, every credential and every recovery code of the user, saying what it removed', async () => {
+        await confirmedTotp(userId, 100);
+        await factors.addWebAuthnCredential(credential(userId));
+        await factors.addWebAuthnCredential(credential(userId, { name: 'Laptop' }));
+        await factors.replaceRecoveryCodes(userId, hashes(10), T0);
+        const other = await newUserId();
+        await confirmedTotp(other, 100);
+        await factors.addWebAuthnCredential(credential(other));
+        await factors.replaceRecoveryCodes(other, hashes(10), T0);
+
+        expect(await factors.removeAllFactors(userId)).toEqual({
+          totp: true,
+          webauthn: 2,
+          recoveryCodes: 10,
+        });
+        expect(await factors.factorsOf(userId)).toEqual({ totp: null, webauthn: [], recoveryCodesLeft: 0 });
+        // Another user's factors stay.
+        const kept = await factors.factorsOf(other);
+        expect(kept.totp?.confirmedAt).not.toBeNull();
+        expect(kept.webauthn).toHaveLength(1);
+        expect(kept.recoveryCodesLeft).toBe(10);
+      });
+
+      it('removes a pending enrolment too, and says so when there was nothing', async () => {
+        await factors.addPendingTotp({ factorId: factorId(), userId, sealedSecret: 'sealed', createdAt: T0 });
+        expect(await factors.removeAllFactors(userId)).toEqual({ totp: true, webauthn: 0, recoveryCodes: 0 });
+        expect(await factors.removeAllFactors(userId)).toEqual({
+          totp: false,
+          webauthn: 0,
+          recoveryCodes: 0,
+        });
+        // The user may enrol again afterwards.
+        await confirmedTotp(userId, 200);
+        expect((await factors.factorsOf(userId)).totp?.lastAcceptedStep).toBe(200);
+      });
+    });
+
     it('hands out copies: changing what was read changes nothing stored', async () => {
       const key = credential(userId);
       await factors.addWebAuthnCredential(key);

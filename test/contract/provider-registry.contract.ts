@@ -19,6 +19,8 @@ export function providerSettings(id: string, overrides: Partial<ProviderSettings
     levels: [8],
     requirePkce: false,
     idTokenAlg: 'RS256',
+    requireMfa: false,
+    acrValues: [],
     enabled: true,
     ...overrides,
   };
@@ -132,6 +134,24 @@ export function providerRegistryContract(open: () => Promise<ProviderRegistry>):
         AT_T1,
       );
       expect(rotated.ok && rotated.value.secrets?.clientSecret).toBe('new-secret');
+    });
+
+    it('keeps whether a provider requires a second factor and its acr values; an update changes them (migration 0015)', async () => {
+      await registry.add(providerSettings('acme'), SECRETS, AT_T0);
+      expect(await registry.find('acme')).toMatchObject({ requireMfa: false, acrValues: [] });
+      await registry.add(
+        providerSettings('globex', { requireMfa: true, acrValues: ['urn:acr:mfa', 'silver'] }),
+        SECRETS,
+        AT_T0,
+      );
+      expect(await registry.find('globex')).toMatchObject({
+        requireMfa: true,
+        acrValues: ['urn:acr:mfa', 'silver'],
+      });
+      await registry.update('globex', { settings: { acrValues: [] } }, AT_T1);
+      expect(await registry.find('globex')).toMatchObject({ requireMfa: true, acrValues: [] });
+      await registry.update('acme', { settings: { requireMfa: true, acrValues: ['gold'] } }, AT_T1);
+      expect(await registry.find('acme')).toMatchObject({ requireMfa: true, acrValues: ['gold'] });
     });
 
     it("lets an update move its own redirect URIs but not take another provider's", async () => {

@@ -29,6 +29,8 @@ const ENVIRONMENT: DirectoryEntry<Parts> = {
     tenants: null,
     levels: [8],
     requirePkce: false,
+    requireMfa: false,
+    acrValues: [],
   },
   parts: { builtFor: 'default', issuer: 'https://env.idp.example', build: 0 },
 };

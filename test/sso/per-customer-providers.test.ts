@@ -17,7 +17,12 @@ import { nonce, REDIRECT_URI, type SsoLoginOptions, ssoEnv, ssoLogin } from '../
 import { openTestPglite } from '../support/databases.js';
 import { ACME_REGISTRATION, GLOBEX_REGISTRATION } from '../support/oidc/customer-registrations.js';
 import { registerTestProvider } from '../support/oidc/register-test-provider.js';
-import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
+import {
+  decodeJwtPayload,
+  signJwt,
+  startTestProvider,
+  type TestProvider,
+} from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
 
 const KEY = randomBytes(32).toString('base64');
@@ -243,6 +248,46 @@ describe("three customers' providers in one deployment, two instances", () => {
     const [envAfter, acmeAfter, globexAfter] = revocations();
     expect(acmeAfter).toBeGreaterThan(acmeBefore!);
     expect([envAfter, globexAfter]).toEqual([envBefore, globexBefore]);
+  });
+
+  it('a provider updated to require a second factor refuses, on every instance, a token that vouches for none; accepts an amr naming one or a listed acr', async () => {
+    const tokensWith = (claims: Record<string, unknown>) => {
+      globex.hooks.idToken = (idToken) =>
+        signJwt({}, { ...decodeJwtPayload(idToken), ...claims }, globex.signingKey);
+    };
+    // Each update a later row version (`updatedAt`): what the instances rebuild a provider by.
+    const at = (day: number) => ({
+      now: new Date(`2026-03-0${day}T00:00:00Z`),
+      actor: 'administrator' as const,
+    });
+    await registry.update(
+      'globex',
+      { settings: { requireMfa: true, acrValues: ['urn:globex:strong'] } },
+      at(2),
+    );
+    try {
+      await vi.waitFor(
+        async () =>
+          expect(statusAndCode(await globexLogin(two, 'bob-1'))).toEqual({
+            status: 401,
+            code: 'SSO_INVALID',
+          }),
+        { timeout: 5000, interval: 100 },
+      );
+      tokensWith({ amr: ['pwd', 'hwk'] });
+      expect((await globexLogin(two, 'bob-1')).status).toBe(200);
+      tokensWith({ amr: ['pwd'], acr: 'urn:globex:strong' });
+      await vi.waitFor(async () => expect((await globexLogin(one, 'bob-1')).status).toBe(200), {
+        timeout: 5000,
+        interval: 100,
+      });
+      const refusals = (await auditTrail(one)).filter((event) => event.reason === 'sso_mfa_missing');
+      expect(refusals.length).toBeGreaterThan(0);
+      expect(refusals.every((event) => event.providerId === 'globex')).toBe(true);
+    } finally {
+      globex.resetHooks();
+      await registry.update('globex', { settings: { requireMfa: false, acrValues: [] } }, at(3));
+    }
   });
 
   it('disabling a provider on one instance stops its logins and ends its live sessions on the other; enable restores logins', async () => {

@@ -129,6 +129,13 @@ describe('loadConfig defaults (contract section 7)', () => {
     }
   });
 
+  it('requires no second factor of the environment provider unless OIDC_REQUIRE_MFA, with OIDC_ACR_VALUES as a comma list', () => {
+    expect(loadConfig(OIDC).oidc).toMatchObject({ requireMfa: false, acrValues: [] });
+    expect(
+      loadConfig({ ...OIDC, OIDC_REQUIRE_MFA: 'true', OIDC_ACR_VALUES: 'urn:example:gold, silver' }).oidc,
+    ).toMatchObject({ requireMfa: true, acrValues: ['urn:example:gold', 'silver'] });
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '', COOKIE_NAME: '' }).http.port).toBe(8080);
     expect(loadConfig({ COOKIE_NAME: '' }).cookie.name).toBe('sessionid');
@@ -193,6 +200,9 @@ describe('loadConfig refuses a bad value, naming the variable', () => {
     ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'none' }],
     ['OIDC_ID_TOKEN_ALG', { ...OIDC, OIDC_ID_TOKEN_ALG: 'rs256' }],
     ['OIDC_REDIRECT_URIS', { ...OIDC, OIDC_REDIRECT_URIS: '' }],
+    ['OIDC_REQUIRE_MFA', { ...OIDC, OIDC_REQUIRE_MFA: 'always' }],
+    ['OIDC_ACR_VALUES', { ...OIDC, OIDC_ACR_VALUES: 'gold,gold' }],
+    ['OIDC_ACR_VALUES', { ...OIDC, OIDC_ACR_VALUES: 'gold,with space' }],
     ['OIDC_CLIENT_SECRET', { ...OIDC, OIDC_CLIENT_SECRET: '' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: OIDC.OIDC_ISSUER }],
     ['SSO_USER_LEVELS', { SSO_USER_LEVELS: '8,9' }],

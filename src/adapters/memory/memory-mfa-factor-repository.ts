@@ -1,5 +1,9 @@
 import type { TotpFactor, UserFactors, WebAuthnCredential } from '../../domain/mfa/mfa-factor.js';
-import type { MfaFactorRepository, NewTotpEnrolment } from '../../domain/mfa/mfa-factor-repository.port.js';
+import type {
+  MfaFactorRepository,
+  NewTotpEnrolment,
+  RemovedFactors,
+} from '../../domain/mfa/mfa-factor-repository.port.js';
 import { sameRecoveryCodeHash } from '../../domain/mfa/recovery-codes.js';
 import type { WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import { signCountAccepted } from '../../domain/mfa/webauthn-rules.js';
@@ -131,6 +135,16 @@ export class MemoryMfaFactorRepository implements MfaFactorRepository {
     if (found < 0) return false;
     codes.splice(found, 1);
     return true;
+  }
+
+  async removeAllFactors(userId: string): Promise<RemovedFactors> {
+    let webauthn = 0;
+    for (const [id, credential] of this.credentials) {
+      if (credential.userId === userId && this.credentials.delete(id)) webauthn += 1;
+    }
+    const recoveryCodes = this.recoveryCodes.get(userId)?.length ?? 0;
+    this.recoveryCodes.delete(userId);
+    return { totp: this.totp.delete(userId), webauthn, recoveryCodes };
   }
 }
 

@@ -1,5 +1,9 @@
 import type { UserFactors, WebAuthnCredential } from '../../domain/mfa/mfa-factor.js';
-import type { MfaFactorRepository, NewTotpEnrolment } from '../../domain/mfa/mfa-factor-repository.port.js';
+import type {
+  MfaFactorRepository,
+  NewTotpEnrolment,
+  RemovedFactors,
+} from '../../domain/mfa/mfa-factor-repository.port.js';
 import type { WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { SqlExecutor } from './sql-client.js';
 
@@ -44,22 +48,23 @@ export class SqlMfaFactorRepository implements MfaFactorRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
   async factorsOf(userId: string): Promise<UserFactors> {
-    const [totp, webauthn, codes] = await Promise.all([
-      this.sql.query<TotpRow>(
-        `SELECT factor_id, user_id, secret_sealed, created_at, confirmed_at, last_step
-           FROM mfa_totp_factors WHERE user_id = $1`,
-        [userId],
-      ),
-      this.sql.query<WebAuthnRow>(
-        `SELECT credential_id, user_id, name, public_key, sign_count, transports, created_at, last_used_at
-           FROM mfa_webauthn_credentials WHERE user_id = $1 ORDER BY created_at, credential_id`,
-        [userId],
-      ),
-      this.sql.query<{ left: number }>(
-        'SELECT cardinality(code_hashes) AS left FROM mfa_recovery_codes WHERE user_id = $1',
-        [userId],
-      ),
-    ]);
+    // One after the other: inside a unit of work the three share one connection, which takes one
+    // query at a time (pg deprecates queueing them); outside one, three pool connections per read
+    // would cost more than the two round trips saved. The login reads this while argon2 runs.
+    const totp = await this.sql.query<TotpRow>(
+      `SELECT factor_id, user_id, secret_sealed, created_at, confirmed_at, last_step
+         FROM mfa_totp_factors WHERE user_id = $1`,
+      [userId],
+    );
+    const webauthn = await this.sql.query<WebAuthnRow>(
+      `SELECT credential_id, user_id, name, public_key, sign_count, transports, created_at, last_used_at
+         FROM mfa_webauthn_credentials WHERE user_id = $1 ORDER BY created_at, credential_id`,
+      [userId],
+    );
+    const codes = await this.sql.query<{ left: number }>(
+      'SELECT cardinality(code_hashes) AS left FROM mfa_recovery_codes WHERE user_id = $1',
+      [userId],
+    );
     const row = totp.rows[0];
     return {
       totp: row
@@ -227,6 +232,26 @@ export class SqlMfaFactorRepository implements MfaFactorRepository {
       'mfa_consume_recovery_code',
     );
     return rowCount === 1;
+  }
+
+  async removeAllFactors(userId: string): Promise<RemovedFactors> {
+    // One statement (data-modifying CTEs share one snapshot): all three go together, in the
+    // caller's transaction or alone, and no factor added meanwhile survives half a reset.
+    const { rows } = await this.sql.query<{ totp: number; webauthn: number; codes: number }>(
+      `WITH totp AS (DELETE FROM mfa_totp_factors WHERE user_id = $1 RETURNING 1),
+            webauthn AS (DELETE FROM mfa_webauthn_credentials WHERE user_id = $1 RETURNING 1),
+            codes AS (DELETE FROM mfa_recovery_codes WHERE user_id = $1 RETURNING cardinality(code_hashes) AS n)
+       SELECT (SELECT count(*) FROM totp)::int AS totp,
+              (SELECT count(*) FROM webauthn)::int AS webauthn,
+              (SELECT coalesce(sum(n), 0) FROM codes)::int AS codes`,
+      [userId],
+    );
+    const row = rows[0];
+    return {
+      totp: Number(row?.totp ?? 0) > 0,
+      webauthn: Number(row?.webauthn ?? 0),
+      recoveryCodes: Number(row?.codes ?? 0),
+    };
   }
 }
 

@@ -29,6 +29,8 @@ interface ProviderRow {
   levels: number[];
   require_pkce: boolean;
   id_token_alg: string;
+  require_mfa: boolean;
+  acr_values: string[];
   enabled: boolean;
   sealed_secrets: string;
   created_at: Date;
@@ -66,6 +68,8 @@ const SETTING_COLUMNS: ReadonlyArray<
   ['levels', (settings) => settings.levels],
   ['require_pkce', (settings) => settings.requirePkce],
   ['id_token_alg', (settings) => settings.idTokenAlg],
+  ['require_mfa', (settings) => settings.requireMfa],
+  ['acr_values', (settings) => [...settings.acrValues]],
 ];
 
 /** The setting columns' values, in `SETTING_COLUMNS`' order. */
@@ -332,6 +336,8 @@ export class SqlProviderRegistry implements ProviderRegistry {
       levels: row.levels.map(Number),
       requirePkce: row.require_pkce,
       idTokenAlg: row.id_token_alg as IdTokenAlgorithm,
+      requireMfa: row.require_mfa,
+      acrValues: row.acr_values ?? [],
       enabled: row.enabled,
       secrets: secrets === null ? null : { ...secrets, settings: secrets.settings ?? {} },
       createdAt: new Date(row.created_at),

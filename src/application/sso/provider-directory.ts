@@ -19,6 +19,10 @@ export interface ProviderRules {
   tenants: readonly string[] | null;
   levels: readonly number[];
   requirePkce: boolean;
+  /** Its ID tokens must vouch for a second factor (contract 3b). */
+  requireMfa: boolean;
+  /** `acr` values that count as a second factor. */
+  acrValues: readonly string[];
 }
 
 /** One enabled provider: its rules, and the adapters built for it once (client, interpreter). */
@@ -268,5 +272,7 @@ function rulesOf(provider: RegisteredProvider): ProviderRules {
     tenants: provider.tenants,
     levels: provider.levels,
     requirePkce: provider.requirePkce,
+    requireMfa: provider.requireMfa,
+    acrValues: provider.acrValues,
   };
 }

@@ -6,6 +6,7 @@ import { DomainError, isDomainError } from '../../domain/shared/domain-error.js'
 import type { ValidatedTokenSet } from '../../domain/sso/openid-provider.port.js';
 import { checkSsoIdentity } from '../../domain/sso/sso-identity.js';
 import { interpretationRefusal } from '../../domain/sso/sso-interpretation-error.js';
+import { ssoSessionAuth } from '../../domain/sso/sso-session-auth.js';
 import { type TokenSealer, tokenBinding } from '../../domain/sso/token-sealer.port.js';
 import type { Store } from '../../domain/store.port.js';
 import type { ProviderAccount, User } from '../../domain/user/user.js';
@@ -46,6 +47,8 @@ export class SsoLogin {
     private readonly clock: Clock = systemClock,
     /** Failed SSO logins per client address and provider; none when not given. */
     private readonly throttle: AddressThrottle | null = null,
+    /** SESSION_ABSOLUTE_TIMEOUT_S: how far back a token's `auth_time` is believed. */
+    private readonly sessionLifetimeS = 43_200,
   ) {}
 
   async execute(input: SsoLoginInput): Promise<LoginResult> {
@@ -111,6 +114,10 @@ export class SsoLogin {
       // A customer interpreter's own bug must not become a 500 or leak its message.
       throw new DomainError('SSO_INVALID', 'The tokens could not be interpreted.', { cause: error });
     }
+    // The provider's second factor (contract 3b) is checked before the user is looked up: a token
+    // that does not vouch for one makes no session for anyone.
+    const auth = ssoSessionAuth(tokens.claims, rules, this.clock.now(), this.sessionLifetimeS);
+    if (auth.refused) return this.refuseWithoutSecondFactor(input, rules.id);
     const { username, groupId } = checkSsoIdentity(identity);
     const user = await this.store.users.findByGroupAndUsername(groupId, username);
     const decision = this.policy.evaluate({
@@ -135,7 +142,7 @@ export class SsoLogin {
         if ((await repositories.users.bindProviderAccount(account.userId, providerAccount)) === 'refused') {
           throw mismatch;
         }
-        return this.issueSession(end, input, account, tokens, rules.id);
+        return this.issueSession(end, input, account, tokens, rules.id, auth);
       })
       .catch((error: unknown) => {
         if (error === mismatch) return this.refuse(input, 'sso_account_mismatch', account, rules.id);
@@ -162,12 +169,28 @@ export class SsoLogin {
     throw refusal;
   }
 
+  /**
+   * The provider requires a second factor and the token vouched for none: `SSO_INVALID` as for
+   * any token the service cannot accept, audited with its own reason so an operator sees why.
+   */
+  private async refuseWithoutSecondFactor(input: SsoLoginInput, providerId: string): Promise<never> {
+    const refusal = new DomainError(
+      'SSO_INVALID',
+      'The OpenID provider did not vouch for a second factor (amr or acr), which this service requires.',
+    );
+    this.events.loginFailed({ method: 'sso', reason: refusal.code, userId: null, provider: providerId });
+    await this.recordFailure(input, 'sso_mfa_missing', null, providerId);
+    this.reported.add(refusal);
+    throw refusal;
+  }
+
   private async issueSession(
     end: SessionEnder,
     input: SsoLoginInput,
     account: User,
     tokens: ValidatedTokenSet,
     providerId: string,
+    auth: { amr: readonly string[]; authTime: Date },
   ): Promise<LoginResult> {
     const ref = {
       provider: providerId,
@@ -180,6 +203,7 @@ export class SsoLogin {
       method: 'sso',
       presentedTokens: input.presentedTokens,
       client: input.client,
+      auth: { stage: 'full', amr: auth.amr, authTime: auth.authTime },
       sso: {
         ...ref,
         idToken: tokens.idToken,

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { BUILT_IN_INTERPRETER, ID_TOKEN_ALGORITHMS } from '../../domain/sso/provider-registration.js';
+import {
+  acrValuesFaults,
+  BUILT_IN_INTERPRETER,
+  ID_TOKEN_ALGORITHMS,
+} from '../../domain/sso/provider-registration.js';
 import { bool, commaList, type Environment, int, url } from './variables.js';
 
 const levels = commaList.pipe(
@@ -31,6 +35,10 @@ export const ssoVariables = z.object({
   /** Origins besides each issuer's own that its discovered endpoints may use (every provider). */
   OIDC_ENDPOINT_ORIGINS: commaList.pipe(z.array(url)).default([]),
   OIDC_REQUIRE_PKCE: bool.default(false),
+  /** The environment's provider must vouch for a second factor (contract 3b). */
+  OIDC_REQUIRE_MFA: bool.default(false),
+  /** `acr` values of the environment's provider that count as a second factor. */
+  OIDC_ACR_VALUES: commaList.default([]),
   SSO_TOKEN_INTERPRETER: z.string().min(1).default(BUILT_IN_INTERPRETER),
   SSO_USERNAME_CLAIM: z.string().min(1).default('preferred_username'),
   SSO_GROUP_CLAIM: z.string().min(1).default('groups'),
@@ -66,6 +74,10 @@ export interface SsoConfig {
     allowInsecureHttp: boolean;
     /** Refuse an SSO login without a `code_verifier` (recommended). */
     requirePkce: boolean;
+    /** OIDC_REQUIRE_MFA: refuse an ID token that vouches for no second factor. */
+    requireMfa: boolean;
+    /** OIDC_ACR_VALUES: `acr` values that count as a second factor. */
+    acrValues: string[];
   } | null;
   sso: {
     interpreter: string;
@@ -156,6 +168,7 @@ function providerProblems(env: SsoVariables): string[] {
   const problems: string[] = [];
   const oidcSet = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID].filter(Boolean).length;
   if (oidcSet === 1) problems.push('OIDC_ISSUER and OIDC_CLIENT_ID: set both, or neither to turn SSO off');
+  for (const fault of acrValuesFaults(env.OIDC_ACR_VALUES)) problems.push(`OIDC_ACR_VALUES: ${fault}`);
   if (!env.OIDC_ISSUER) return problems;
   // URL parsing lower-cases the scheme, so `HTTP://` cannot slip past the check.
   const issuerProtocol = new URL(env.OIDC_ISSUER).protocol;
@@ -220,6 +233,8 @@ export function ssoSection(env: SsoVariables, environment: Environment) {
               idTokenAlg: env.OIDC_ID_TOKEN_ALG,
               allowInsecureHttp: env.OIDC_ALLOW_INSECURE_HTTP,
               requirePkce: env.OIDC_REQUIRE_PKCE,
+              requireMfa: env.OIDC_REQUIRE_MFA,
+              acrValues: env.OIDC_ACR_VALUES,
             }
           : null,
       sso: {

@@ -88,4 +88,18 @@ export interface MfaFactorRepository {
    * for a code the user does not have (never had, used, or replaced).
    */
   consumeRecoveryCode(userId: string, codeHash: string): Promise<boolean>;
+
+  /**
+   * Removes every factor of the user at once: the TOTP factor (confirmed or pending), every
+   * WebAuthn credential and every recovery code (`gatehouse user reset-mfa`). Returns what was
+   * removed, so the administrator is told; all zero/false when the user had nothing.
+   */
+  removeAllFactors(userId: string): Promise<RemovedFactors>;
+}
+
+/** What `removeAllFactors` found and removed. */
+export interface RemovedFactors {
+  totp: boolean;
+  webauthn: number;
+  recoveryCodes: number;
 }

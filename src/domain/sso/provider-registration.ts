@@ -48,6 +48,10 @@ export interface ProviderSettings {
   levels: readonly number[];
   requirePkce: boolean;
   idTokenAlg: IdTokenAlgorithm;
+  /** Its ID tokens must vouch for a second factor (`amr`, or an `acr` of `acrValues`; contract 3b). */
+  requireMfa: boolean;
+  /** `acr` values that count as a second factor (`--acr-values a,b`); empty: none. */
+  acrValues: readonly string[];
   enabled: boolean;
 }
 
@@ -161,6 +165,7 @@ export function registrationFaults(settings: ProviderSettings, secrets: Provider
   if (!ID_TOKEN_ALGORITHMS.includes(settings.idTokenAlg)) {
     fault('id-token-alg', `must be one of ${ID_TOKEN_ALGORITHMS.join(', ')}`);
   }
+  for (const problem of acrValuesFaults(settings.acrValues)) fault('acr-values', problem);
   if (settings.clientAuth === 'private_key_jwt') {
     if (secrets.privateKeyJwk === undefined)
       fault('private-key-jwk-stdin', 'private_key_jwt needs a private key');
@@ -171,5 +176,26 @@ export function registrationFaults(settings: ProviderSettings, secrets: Provider
     if (!SETTING_NAME.test(name))
       fault('setting', `${JSON.stringify(name)} is not a setting name (letters, digits, "_")`);
   }
+  return faults;
+}
+
+/** An `acr` value as a provider sends it: a URI or a short token; no comma, space or control character. */
+const ACR_VALUE = /^[\x21-\x2b\x2d-\x7e]{1,200}$/;
+export const MAX_ACR_VALUES = 10;
+
+/**
+ * What is wrong with a list of acr values (`--acr-values`, OIDC_ACR_VALUES), or nothing. Shared by
+ * the command and the configuration, so both accept the same lists.
+ */
+export function acrValuesFaults(values: readonly string[]): string[] {
+  const faults: string[] = [];
+  if (values.length > MAX_ACR_VALUES) faults.push(`at most ${MAX_ACR_VALUES} values`);
+  for (const value of values) {
+    if (!ACR_VALUE.test(value))
+      faults.push(
+        `${JSON.stringify(value)} is not an acr value (1 to 200 printable characters, no comma or space)`,
+      );
+  }
+  if (new Set(values).size !== values.length) faults.push('a value is given twice');
   return faults;
 }
