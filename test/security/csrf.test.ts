@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nonce as newNonce, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
 import { POLICY_TARGETS } from '../support/databases.js';
+import { issuePendingSession } from '../support/issued-sessions.js';
 import { startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import {
@@ -63,6 +64,8 @@ for (const store of POLICY_TARGETS) {
     let annToken: string;
     let annOther: string;
     let ginaToken: string;
+    /** Ann's login waiting for its second factor: the routes that finish one take only such a session. */
+    let annPending: string;
 
     beforeAll(async () => {
       tp = await startTestProvider({ accounts: { gina: { preferred_username: 'gina', groups: ['g1'] } } });
@@ -70,7 +73,13 @@ for (const store of POLICY_TARGETS) {
         store,
         env: ssoEnv(tp, { TRUSTED_ORIGINS: TRUSTED, LOGIN_MAX_FAILURES: '1000' }),
       });
-      await seedUser(server, { username: 'ann', password: PASSWORD, tenantId: 't1', groupId: 'g1' });
+      const ann = await seedUser(server, {
+        username: 'ann',
+        password: PASSWORD,
+        tenantId: 't1',
+        groupId: 'g1',
+      });
+      annPending = (await issuePendingSession(server.gatehouse.container, ann)).token;
       await seedUser(server, { username: 'gina', userLevel: 8, tenantId: 't1', groupId: 'g1' });
       annToken = cookieValue(await jsonPost('/api/v1/login/', { username: 'ann', password: PASSWORD }));
       annOther = cookieValue(await jsonPost('/api/v1/login/', { username: 'ann', password: PASSWORD }));
@@ -120,6 +129,9 @@ for (const store of POLICY_TARGETS) {
           };
         case 'ssoLogin':
           return { path, body: JSON.stringify(await freshSsoBody()) };
+        case 'verifySecondFactor':
+        case 'mfaWebauthnOptions':
+          return { path, cookie: annPending, ...(operation.requestType ? { body: '{}' } : {}) };
         case 'ssoLogout':
           return { path, cookie: ginaToken, body: '{}' };
         case 'ssoBackchannelLogout':
