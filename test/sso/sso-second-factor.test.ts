@@ -4,10 +4,8 @@
  * factor (OIDC_REQUIRE_MFA, with OIDC_ACR_VALUES) refuses a token that vouches for none.
  * Real oidc-provider, real code exchange; its ID tokens are re-signed with its own key with the
  * `amr`, `acr` and `auth_time` a test needs (oidc-provider's dev login sets none of them).
- * The session's `auth` is read from the service's store (GET /api/v1/session/ shows it later).
- * Sessions in memory (SESSION_STORE=memory), the store that keeps a whole record on this base;
- * the SQL and Redis stores keep `auth` once the session-store work of issue 28 is merged, and then
- * SESSION_STORE may be any.
+ * The session's `auth` is read from the service's store. Sessions in memory: this suite is about
+ * the provider's token, not storage (every store keeps `auth`: the shipped store suites prove it).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REDIRECT_URI, ssoEnv, ssoLogin } from '../fixtures/sso/harness.js';
