@@ -50,6 +50,7 @@ import { BENCH_PASSWORD, passwordUser, type SeedResult, seed, WRONG_PASSWORD } f
 import { type RunningService, startService } from './service.js';
 import { type BenchProvider, type SsoPhaseResult, ssoPhase, startBenchProvider } from './sso.js';
 import { type LatencySummary, ratio, round, Samples } from './stats.js';
+import { type TotpVerifyCpu, totpVerifyCpu } from './totp-cpu.js';
 
 export type Log = (message: string) => void;
 
@@ -126,6 +127,8 @@ export interface BenchReport {
     /** The same with Fastify (when the fastify target ran). */
     bare_fastify: BareKoaCeiling | null;
     pg_lookup: PgCeiling | null;
+    /** CPU per TOTP check, in process (`totp_verify_cpu_us`, ceiling 1,000 µs). */
+    totp_verify: TotpVerifyCpu;
   };
   stores: Partial<Record<BenchStore, StoreReport>>;
   /** Per-customer providers: 1 against 1,000 registered, memory, registry changes (`providers`). */
@@ -563,6 +566,9 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   log(`ceiling: argon2id verifies, ${options.seconds} s`);
   const argon2 = await argon2Ceiling(options.seconds);
   log(`  ${argon2.verifies_per_s} verifies/s (single ${argon2.single_verify_ms.p50} ms)`);
+  log('ceiling: TOTP verification CPU, 20,000 right and wrong codes, in process');
+  const totpVerify = totpVerifyCpu(20_000);
+  log(`  ${totpVerify.totp_verify_cpu_us} µs CPU per verification`);
 
   const provider = await startBenchProvider(options.ssoUsers);
   const reports: Partial<Record<BenchStore, StoreReport>> = {};
@@ -708,6 +714,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       bare_koa: bareKoa,
       bare_fastify: bareFastify,
       pg_lookup: reports.postgres?.pg_lookup ?? null,
+      totp_verify: totpVerify,
     },
     stores: reports,
     providers,
