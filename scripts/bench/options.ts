@@ -37,6 +37,11 @@ export interface BenchOptions {
   users: number;
   /** SSO users imported and known to the provider (BENCH_SSO_USERS, default 20). */
   ssoUsers: number;
+  /**
+   * Users the two-step login phase enrols in TOTP (BENCH_TOTP_USERS, default 1,000): a code is
+   * accepted once per 30-s step, so about one user per two-step login in a step (10 s at ~65/s).
+   */
+  totpUsers: number;
   sessionConnections: number;
   loginConnections: number;
   /** WORKERS for the PostgreSQL service (BENCH_WORKERS, default 1). */
@@ -125,6 +130,7 @@ export function benchOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Bench
     sessions: Math.round(positiveInt(env, 'BENCH_SESSIONS', 200)),
     users: Math.round(positiveInt(env, 'BENCH_USERS', 200)),
     ssoUsers: Math.round(positiveInt(env, 'BENCH_SSO_USERS', 20)),
+    totpUsers: Math.round(positiveInt(env, 'BENCH_TOTP_USERS', 1000)),
     sessionConnections: Math.round(positiveInt(env, 'BENCH_CONNECTIONS', 32)),
     loginConnections: Math.round(positiveInt(env, 'BENCH_LOGIN_CONNECTIONS', 8)),
     workers: Math.round(positiveInt(env, 'BENCH_WORKERS', 1)),

@@ -50,6 +50,8 @@ import { BENCH_PASSWORD, passwordUser, type SeedResult, seed, WRONG_PASSWORD } f
 import { type RunningService, startService } from './service.js';
 import { type BenchProvider, type SsoPhaseResult, ssoPhase, startBenchProvider } from './sso.js';
 import { type LatencySummary, ratio, round, Samples } from './stats.js';
+import { type TotpVerifyCpu, totpVerifyCpu } from './totp-cpu.js';
+import { type TwoStepLoginReport, twoStepLogin } from './two-step-login.js';
 
 export type Log = (message: string) => void;
 
@@ -81,6 +83,8 @@ export interface StoreReport {
     session_get_2: Phase;
     session_get_3: Phase;
     password_login: Phase;
+    /** A TOTP user's login + verify against the one-step login, interleaved (issue 28). */
+    two_step_login: TwoStepLoginReport & { server: ResourceUse };
     sso_login: SsoPhaseResult & { server: ResourceUse };
     failed_login: Phase & { throttled_429: number };
     login_failure_timing: FailureTiming & { server: ResourceUse };
@@ -126,6 +130,8 @@ export interface BenchReport {
     /** The same with Fastify (when the fastify target ran). */
     bare_fastify: BareKoaCeiling | null;
     pg_lookup: PgCeiling | null;
+    /** CPU per TOTP check, in process (`totp_verify_cpu_us`, ceiling 1,000 µs). */
+    totp_verify: TotpVerifyCpu;
   };
   stores: Partial<Record<BenchStore, StoreReport>>;
   /** Per-customer providers: 1 against 1,000 registered, memory, registry changes (`providers`). */
@@ -296,7 +302,12 @@ async function runStore(
       dir: tmp,
       // The import writes users only: the database is enough.
       env: database ? { DATABASE_URL: database.url } : storeEnv,
-      plan: { passwordUsers: options.users, ssoUsers: options.ssoUsers, ssoLevel: 8 },
+      plan: {
+        passwordUsers: options.users,
+        ssoUsers: options.ssoUsers,
+        totpUsers: options.totpUsers,
+        ssoLevel: 8,
+      },
     });
     log(`[${kind}] seeded via ${seeded.method} in ${seeded.ms} ms`);
 
@@ -363,6 +374,25 @@ async function runStore(
       runLoad({ baseUrl, connections: options.loginConnections, durationS, requests: loginRequests }),
     );
     log(`[${kind}]   ${passwordLogin.req_per_s} logins/s, p99 ${passwordLogin.latency_ms.p99} ms`);
+
+    log(
+      `[${kind}] two_step_login: ${options.totpUsers} TOTP users enrolled, then login + verify against ` +
+        `one-step logins, 4 interleaved rounds, ${options.loginConnections} connections, ${durationS} s each`,
+    );
+    const twoStep = await measured(pid, () =>
+      twoStepLogin({
+        baseUrl,
+        totpUsers: options.totpUsers,
+        passwordUsers: options.users,
+        connections: options.loginConnections,
+        durationS,
+        rounds: 4,
+      }),
+    );
+    log(
+      `[${kind}]   ${twoStep.two_step.logins_per_s} two-step vs ${twoStep.one_step.logins_per_s} one-step logins/s ` +
+        `(${twoStep.two_step_vs_one_step}x, ${twoStep.two_step.waits} waits)`,
+    );
 
     log(`[${kind}] sso_login`);
     const sso = await measured(pid, () =>
@@ -477,6 +507,7 @@ async function runStore(
         session_get_2: second.phase,
         session_get_3: third.phase,
         password_login: passwordLogin,
+        two_step_login: twoStep,
         sso_login: sso,
         failed_login: { ...failed, throttled_429: failed.status['429'] ?? 0 },
         login_failure_timing: timing,
@@ -563,6 +594,9 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
   log(`ceiling: argon2id verifies, ${options.seconds} s`);
   const argon2 = await argon2Ceiling(options.seconds);
   log(`  ${argon2.verifies_per_s} verifies/s (single ${argon2.single_verify_ms.p50} ms)`);
+  log('ceiling: TOTP verification CPU, 20,000 right and wrong codes, in process');
+  const totpVerify = totpVerifyCpu(20_000);
+  log(`  ${totpVerify.totp_verify_cpu_us} µs CPU per verification`);
 
   const provider = await startBenchProvider(options.ssoUsers);
   const reports: Partial<Record<BenchStore, StoreReport>> = {};
@@ -627,6 +661,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       session_get_vs_bare_koa: ratio(get.req_per_s, bareKoa?.req_per_s),
       password_login_vs_argon2: ratio(login.req_per_s, argon2.verifies_per_s),
       failed_login_vs_argon2: ratio(report.phases.failed_login.req_per_s, argon2.verifies_per_s),
+      two_step_login_vs_one_step: report.phases.two_step_login.two_step_vs_one_step,
       session_get_vs_pg_lookup: ratio(get.req_per_s, report.pg_lookup?.queries_per_s),
       session_get_vs_store_lookup: ratio(get.req_per_s, report.store_lookup?.queries_per_s),
       session_get_vs_redis_lookup: ratio(get.req_per_s, report.redis_lookup?.queries_per_s),
@@ -661,6 +696,9 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       session_get_p99_under_10ms: get.latency_ms.p99 < 10,
       session_get_no_errors: sessionPhases.every((phase) => phase.errors === 0 && phase.non_2xx === 0),
       password_login_at_least_90pct_of_argon2: ratios[store].password_login_vs_argon2! >= 0.9,
+      two_step_login_at_least_90pct_of_one_step: report.phases.two_step_login.at_least_floor,
+      two_step_login_no_errors: report.phases.two_step_login.two_step.errors === 0,
+      totp_verify_under_1000_cpu_us: totpVerify.within_ceiling,
       rss_per_process_under_150mb: peakPerProcess > 0 ? peakPerProcess < 150 : null,
       no_memory_growth_after_phase: report.memory_leak_check.within_10_pct,
       no_memory_growth_peak: report.memory_leak_check.peak_within_10_pct,
@@ -708,6 +746,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       bare_koa: bareKoa,
       bare_fastify: bareFastify,
       pg_lookup: reports.postgres?.pg_lookup ?? null,
+      totp_verify: totpVerify,
     },
     stores: reports,
     providers,

@@ -20,10 +20,14 @@ export const WRONG_PASSWORD = 'not-the-password-9876543210';
 
 export const passwordUser = (index: number) => `user-${String(index).padStart(5, '0')}`;
 export const ssoUser = (index: number) => `sso-${String(index).padStart(5, '0')}`;
+/** Password users the two-step login phase enrols in TOTP (through the API) before it runs. */
+export const totpUser = (index: number) => `totp-${String(index).padStart(5, '0')}`;
 
 export interface SeedPlan {
   passwordUsers: number;
   ssoUsers: number;
+  /** Password users kept apart for the two-step login phase (they get a TOTP factor there). */
+  totpUsers?: number;
   /** SSO_USER_LEVELS of the service (the SSO users get the first). */
   ssoLevel: number;
 }
@@ -61,6 +65,7 @@ export async function seedLines(plan: SeedPlan): Promise<string[]> {
   });
   for (let i = 0; i < plan.passwordUsers; i++) lines.push(user(passwordUser(i), 0));
   for (let i = 0; i < plan.ssoUsers; i++) lines.push(user(ssoUser(i), plan.ssoLevel));
+  for (let i = 0; i < (plan.totpUsers ?? 0); i++) lines.push(user(totpUser(i), 0));
   return lines.map((line) => JSON.stringify(line));
 }
 
@@ -87,7 +92,7 @@ export async function seed(options: {
   const lines = await seedLines(options.plan);
   const file = join(options.dir, 'bench-users.jsonl');
   await writeFile(file, `${lines.join('\n')}\n`);
-  const users = options.plan.passwordUsers + options.plan.ssoUsers;
+  const users = options.plan.passwordUsers + options.plan.ssoUsers + (options.plan.totpUsers ?? 0);
   const entry = cliEntry(options.root);
   const started = performance.now();
   if (!entry) throw new Error('gatehouse import is not built: run npm run build (dist/src/cli/main.js)');

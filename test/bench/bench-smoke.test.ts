@@ -46,6 +46,10 @@ describe('benchmark (smoke run, no thresholds)', () => {
     expect(report.ceilings.bare_koa?.requests).toBeGreaterThan(0);
     expect(report.ceilings.bare_koa?.errors).toBe(0);
     if (pgUrl) expect(report.ceilings.pg_lookup?.queries).toBeGreaterThan(0);
+    // Right codes matched and wrong ones refused: the figure is of real verifications.
+    const totp = report.ceilings.totp_verify;
+    expect(totp.right_codes_matched + totp.wrong_codes_refused).toBe(totp.verifications);
+    expect(totp.totp_verify_cpu_us).toBeGreaterThan(0);
   });
 
   const stores = pgUrl ? (['pglite', 'postgres', 'fastify', 'redis'] as const) : (['pglite'] as const);
@@ -68,6 +72,13 @@ describe('benchmark (smoke run, no thresholds)', () => {
         expect(phases[name].non_2xx, name).toBe(0);
       }
       expect(phases.password_login.status['200']).toBe(phases.password_login.requests);
+      // The two-step login: TOTP users enrolled through the API, each login verified with a fresh code.
+      expect(phases.two_step_login.totp_users).toBe(16);
+      expect(phases.two_step_login.two_step.logins, stderr.slice(-2000)).toBeGreaterThan(0);
+      expect(phases.two_step_login.two_step.errors).toBe(0);
+      expect(phases.two_step_login.one_step.logins).toBeGreaterThan(0);
+      expect(phases.two_step_login.one_step.errors).toBe(0);
+      expect(report.ratios[store]?.two_step_login_vs_one_step).toBeGreaterThan(0);
       expect(phases.sso_login.sequential.logins).toBeGreaterThan(0);
       expect(phases.sso_login.sequential.failures).toBe(0);
       expect(phases.sso_login.concurrent.logins).toBeGreaterThan(0);

@@ -54,6 +54,7 @@ export async function runBenchSmoke(
         BENCH_SESSIONS: '16',
         BENCH_USERS: '16',
         BENCH_SSO_USERS: '4',
+        BENCH_TOTP_USERS: '16',
         BENCH_OUTPUT: output,
         ...env,
       },
