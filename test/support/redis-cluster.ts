@@ -66,11 +66,14 @@ const clusterState = (port: number) =>
 export async function startTestCluster(): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'gh-cluster-'));
   const ports: number[] = [];
-  while (ports.length < 6) {
-    const port = await freePort();
-    // The cluster bus listens on port + 10000: keep both free and distinct.
-    if (port < 55_000 && !ports.includes(port)) ports.push(port);
-  }
+  // The cluster bus listens on port + 10000: keep both below the top of the range and distinct.
+  const newPort = async (): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (port < 55_000 && !ports.includes(port)) return port;
+    }
+  };
+  while (ports.length < 6) ports.push(await newPort());
   const children = new Map<number, ChildProcess>();
   // The node's cluster configuration (its id, role and slots) stays in `dir`, so a node started
   // again on its port rejoins the cluster as itself (its keys are gone: nothing else is on disk).
@@ -107,12 +110,30 @@ export async function startTestCluster(): Promise<TestCluster> {
   const waitAnswering = async (port: number) => {
     const deadline = Date.now() + 10_000;
     while (!(await ping(port))) {
-      if (Date.now() > deadline) throw new Error(`cluster node ${port} did not start`);
+      const child = children.get(port);
+      const exited = child !== undefined && (child.exitCode !== null || child.signalCode !== null);
+      if (exited || Date.now() > deadline) throw new Error(`cluster node ${port} did not start`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
   for (const port of ports) startNode(port);
-  for (const port of ports) await waitAnswering(port);
+  // A port found free can be taken before the node binds it (or its bus port, + 10000, can be in
+  // use already: an outgoing connection's local port, another suite's server): that node alone
+  // starts again on another port.
+  for (let index = 0; index < ports.length; index++) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await waitAnswering(ports[index]!);
+        break;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        await killNode(ports[index]!);
+        children.delete(ports[index]!);
+        ports[index] = await newPort();
+        startNode(ports[index]!);
+      }
+    }
+  }
   const nodes = ports.map((port) => `127.0.0.1:${port}`);
   await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '1', '--cluster-yes']);
 
