@@ -7,22 +7,44 @@ import type {
 import type { WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { SqlExecutor } from './sql-client.js';
 
-interface TotpRow {
-  factor_id: string;
-  user_id: string;
-  secret_sealed: string;
-  created_at: Date;
-  confirmed_at: Date | null;
-  // bigint: a string from pg, a bigint or number from PGlite.
-  last_step: string | number | bigint | null;
-}
-
 interface ChallengeRow {
   ceremony: WebAuthnCeremony;
   bound_to: string;
   value: string;
   issued_at: Date;
   expires_at: Date;
+}
+
+/**
+ * A user's factors in one statement: a row per factor, each table's columns in the shared ones
+ * that fit them (typed, so no JSON round trip), WebAuthn credentials in the order they were added.
+ */
+const FACTORS_OF = `
+  SELECT 'totp' AS kind, factor_id AS id, secret_sealed AS text, created_at, confirmed_at,
+         last_step AS n, NULL::bytea AS public_key, NULL::text[] AS transports,
+         NULL::timestamptz AS last_used_at
+    FROM mfa_totp_factors WHERE user_id = $1
+  UNION ALL
+  SELECT 'webauthn', credential_id, name, created_at, NULL, sign_count, public_key, transports,
+         last_used_at
+    FROM mfa_webauthn_credentials WHERE user_id = $1
+  UNION ALL
+  SELECT 'codes', NULL, NULL, NULL, NULL, cardinality(code_hashes)::bigint, NULL, NULL, NULL
+    FROM mfa_recovery_codes WHERE user_id = $1
+  ORDER BY kind, created_at, id`;
+
+interface FactorRow {
+  kind: 'totp' | 'webauthn' | 'codes';
+  id: string | null;
+  /** The TOTP factor's sealed secret, or the credential's name. */
+  text: string | null;
+  created_at: Date | null;
+  confirmed_at: Date | null;
+  /** bigint: the TOTP's last step, the credential's counter, the codes left. */
+  n: string | number | bigint | null;
+  public_key: Uint8Array | null;
+  transports: string[] | null;
+  last_used_at: Date | null;
 }
 
 interface WebAuthnRow {
@@ -48,38 +70,38 @@ export class SqlMfaFactorRepository implements MfaFactorRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
   async factorsOf(userId: string): Promise<UserFactors> {
-    // One after the other: inside a unit of work the three share one connection, which takes one
-    // query at a time (pg deprecates queueing them); outside one, three pool connections per read
-    // would cost more than the two round trips saved. The login reads this while argon2 runs.
-    const totp = await this.sql.query<TotpRow>(
-      `SELECT factor_id, user_id, secret_sealed, created_at, confirmed_at, last_step
-         FROM mfa_totp_factors WHERE user_id = $1`,
-      [userId],
-    );
-    const webauthn = await this.sql.query<WebAuthnRow>(
-      `SELECT credential_id, user_id, name, public_key, sign_count, transports, created_at, last_used_at
-         FROM mfa_webauthn_credentials WHERE user_id = $1 ORDER BY created_at, credential_id`,
-      [userId],
-    );
-    const codes = await this.sql.query<{ left: number }>(
-      'SELECT cardinality(code_hashes) AS left FROM mfa_recovery_codes WHERE user_id = $1',
-      [userId],
-    );
-    const row = totp.rows[0];
-    return {
-      totp: row
-        ? {
-            factorId: row.factor_id,
-            userId: row.user_id,
-            sealedSecret: row.secret_sealed,
-            createdAt: row.created_at,
-            confirmedAt: row.confirmed_at,
-            lastAcceptedStep: row.last_step === null ? null : Number(row.last_step),
-          }
-        : null,
-      webauthn: webauthn.rows.map(credentialFromRow),
-      recoveryCodesLeft: Number(codes.rows[0]?.left ?? 0),
-    };
+    // One statement for the three tables: every password login reads this (while argon2 runs), and
+    // each statement costs a round trip plus both sides' CPU; it also holds in a unit of work, whose
+    // one connection takes one query at a time.
+    const { rows } = await this.sql.query<FactorRow>(FACTORS_OF, [userId], 'mfa_factors_of');
+    const factors: UserFactors = { totp: null, webauthn: [], recoveryCodesLeft: 0 };
+    for (const row of rows) {
+      if (row.kind === 'codes') factors.recoveryCodesLeft = Number(row.n);
+      else if (row.kind === 'webauthn') {
+        factors.webauthn.push(
+          credentialFromRow({
+            credential_id: row.id!,
+            user_id: userId,
+            name: row.text!,
+            public_key: row.public_key!,
+            sign_count: row.n!,
+            transports: row.transports!,
+            created_at: row.created_at!,
+            last_used_at: row.last_used_at,
+          }),
+        );
+      } else {
+        factors.totp = {
+          factorId: row.id!,
+          userId,
+          sealedSecret: row.text!,
+          createdAt: row.created_at!,
+          confirmedAt: row.confirmed_at,
+          lastAcceptedStep: row.n === null ? null : Number(row.n),
+        };
+      }
+    }
+    return factors;
   }
 
   async addPendingTotp(enrolment: NewTotpEnrolment): Promise<'added' | 'confirmed_exists'> {
