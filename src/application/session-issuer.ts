@@ -50,6 +50,12 @@ export class SessionIssuer {
        * marked token (`newSessionToken`), so that nothing can make it full but a new session.
        */
       auth?: Omit<SessionAuth, 'authTime'> & { authTime?: Date };
+      /**
+       * The new session takes the place of one of the same user's that this unit just ended (a
+       * rotation, a finished second step): the user's count of sessions is what it was, so the
+       * per-user limit has nothing to end and is not asked (two statements fewer on SQL).
+       */
+      replacesEndedSession?: boolean;
     },
   ): Promise<LoginResult> {
     const { repositories } = end;
@@ -92,7 +98,9 @@ export class SessionIssuer {
     };
     await repositories.sessions.create(session, sessionKeepUntil(session, this.settings.idleTimeoutS));
     // ASVS 7.1.2: at most SESSIONS_PER_USER_MAX live sessions; the least recently used ones end.
-    await end.beyond(input.user, this.settings.perUserMax, { reason: 'session_limit' });
+    if (!input.replacesEndedSession) {
+      await end.beyond(input.user, this.settings.perUserMax, { reason: 'session_limit' });
+    }
     const user = isFirstLogin ? { ...input.user, firstLoginAt: now } : input.user;
     return {
       token,

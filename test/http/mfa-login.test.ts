@@ -168,6 +168,14 @@ for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as cons
           ['mfa_verified', 'success', 'totp'],
         ]),
       );
+      // One record tells the pending session's end and the login it became: `mfa_verified` names
+      // the new session, and no separate revocation record is written for the pending one.
+      expect(events.filter((event) => event.reason === 'mfa_completed')).toEqual([]);
+      const listed = (await client.get('/api/v1/sessions/')).body as {
+        sessions: { handle: string; current: boolean }[];
+      };
+      const current = listed.sessions.find((session) => session.current)!;
+      expect(events.find((event) => event.event === 'mfa_verified')?.sessionHandle).toBe(current.handle);
     });
 
     it('accepts a TOTP code once: the same step again is MFA_INVALID, the next one logs in', async () => {

@@ -46,10 +46,13 @@ export class MfaLoginCompletion {
     const { user } = pending;
     const amr = [...new Set([...pending.auth.amr, SECOND_FACTOR_AMR[method]])];
     const result = await this.ending.unit(async (repositories, end) => {
+      // The `mfa_verified` record below names the session that takes the pending one's place, so
+      // the pending session's end needs no record of its own (it is counted all the same).
       const ended = await end.one(pending.tokenHash, {
         reason: 'mfa_completed',
         user,
         clientAddress: client.clientAddress,
+        audited: false,
       });
       if (!ended) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
       await alsoInUnit?.(repositories, end);
@@ -59,6 +62,7 @@ export class MfaLoginCompletion {
         presentedTokens: [],
         client,
         auth: { stage: 'full', amr },
+        replacesEndedSession: true,
       });
       await repositories.audit.record(
         auditEvent({
