@@ -4,7 +4,7 @@ import { at, declaredOf, restartContractClock, suiteName } from './contract-fixt
 
 export type ThrottleCapability = keyof ThrottleStoreCapabilities;
 
-const THROTTLE_CAPABILITIES: readonly ThrottleCapability[] = ['purge'];
+const THROTTLE_CAPABILITIES: readonly ThrottleCapability[] = ['purge', 'settle'];
 
 export interface ThrottleStoreContractOptions {
   name: string;
@@ -82,6 +82,26 @@ export function throttleStoreContract(options: ThrottleStoreContractOptions): vo
       expect(await reserveAt('user:grace', 10)).toEqual({ granted: false, retryAt: at(windowS) });
       await expect(throttle.reset('user:unknown')).resolves.toBeUndefined();
     });
+
+    if (declares.includes('settle')) {
+      it('capability settle: forgets the first key and gives one attempt back to the second, as reset then release', async () => {
+        const settle = throttle.capabilities.settle!;
+        for (let i = 0; i < 3; i++) {
+          await reserveAt('user:heidi', i);
+          await reserveAt('addr:192.0.2.7', i);
+          await reserveAt('user:ivan', i);
+        }
+        await settle.resetAndRelease('user:heidi', 'addr:192.0.2.7');
+        // The first key starts over; the second keeps its window with one attempt given back.
+        expect(await reserveAt('user:heidi', 10)).toEqual({ granted: true, used: 1 });
+        expect(await reserveAt('addr:192.0.2.7', 10)).toEqual({ granted: true, used: 3 });
+        expect(await reserveAt('addr:192.0.2.7', 11)).toEqual({ granted: false, retryAt: at(windowS) });
+        // Other keys are untouched; a key never below zero; unknown keys are no error.
+        expect(await reserveAt('user:ivan', 10)).toEqual({ granted: false, retryAt: at(windowS) });
+        for (let i = 0; i < 5; i++) await settle.resetAndRelease('user:nobody', 'user:heidi');
+        expect(await reserveAt('user:heidi', 12)).toEqual({ granted: true, used: 1 });
+      });
+    }
 
     if (declares.includes('purge')) {
       it('capability purge: deletes keys whose window began before the cutoff, up to the limit', async () => {

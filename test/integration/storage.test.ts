@@ -42,7 +42,7 @@ forEachStore('SQL storage', (open, kind) => {
       };
     },
   });
-  throttleStoreContract({ name: kind, declares: ['purge'], open: fresh });
+  throttleStoreContract({ name: kind, declares: ['purge', 'settle'], open: fresh });
   sessionLookupContract(fresh);
   providerSessionEndingContract(async () => {
     await truncateAll(client);

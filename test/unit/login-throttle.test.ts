@@ -174,4 +174,28 @@ describe('LoginThrottle, what it gives back', () => {
     await throttle.succeeded(await throttle.reserve(LoginThrottle.keys('ann', null), at(0)));
     expect(store.released).toEqual([]);
   });
+
+  it("uses a store's settle capability for a success's two writes, and reset alone without an address", async () => {
+    const store = new MemoryThrottleStore();
+    const settled: Array<[string, string]> = [];
+    const settling = Object.assign(Object.create(store) as MemoryThrottleStore, {
+      capabilities: {
+        settle: {
+          resetAndRelease: async (forget: string, giveBack: string) => {
+            settled.push([forget, giveBack]);
+            await store.reset(forget);
+            await store.release(giveBack);
+          },
+        },
+      },
+    });
+    const throttle = new LoginThrottle(settling, { maxFailures: 3, windowS: 900 });
+    const keys = LoginThrottle.keys('ann', '10.0.0.1');
+    await throttle.succeeded(await throttle.reserve(keys, at(0)));
+    expect(settled).toEqual([['user:ann', 'addr:10.0.0.1']]);
+    expect(store.released).toEqual(['addr:10.0.0.1']);
+    await throttle.succeeded(await throttle.reserve(LoginThrottle.keys('bob', null), at(1)));
+    expect(settled).toHaveLength(1);
+    expect(store.rows.has('user:bob')).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import type {
   ThrottlePurge,
   ThrottleReservation,
+  ThrottleSettle,
   ThrottleStore,
   ThrottleStoreCapabilities,
 } from '../../domain/login/throttle-store.port.js';
@@ -10,9 +11,12 @@ import type { SqlExecutor } from './sql-client.js';
  * `login_throttle.failures` counts the attempts taken in the window that began at `window_start`
  * (a reservation is counted before the password is checked; a success gives it back).
  */
-export class SqlThrottleStore implements ThrottleStore, ThrottlePurge {
-  /** Rows stay until deleted: the purge deletes the ones whose window is over. */
-  readonly capabilities: ThrottleStoreCapabilities = { purge: this };
+export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleSettle {
+  /**
+   * Rows stay until deleted: the purge deletes the ones whose window is over. Two keys are two
+   * rows of one table, so a success's two writes are one statement.
+   */
+  readonly capabilities: ThrottleStoreCapabilities = { purge: this, settle: this };
 
   constructor(private readonly sql: SqlExecutor) {}
 
@@ -66,6 +70,15 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge {
 
   async reset(key: string): Promise<void> {
     await this.sql.query('DELETE FROM login_throttle WHERE key = $1', [key], 'throttle_reset');
+  }
+
+  async resetAndRelease(forget: string, giveBack: string): Promise<void> {
+    await this.sql.query(
+      `WITH forgotten AS (DELETE FROM login_throttle WHERE key = $1)
+       UPDATE login_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $2`,
+      [forget, giveBack],
+      'throttle_settle',
+    );
   }
 
   async purgeOlderThan(cutoff: Date, limit: number): Promise<number> {

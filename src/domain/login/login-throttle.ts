@@ -110,7 +110,9 @@ export class LoginThrottle {
    * address gets its place back (a success is not a guess).
    */
   async succeeded(ticket: ThrottleTicket, store: ThrottleStore = this.store): Promise<void> {
-    await store.reset(ticket.keys.user);
-    if (ticket.keys.address) await store.release(ticket.keys.address);
+    const { user, address } = ticket.keys;
+    if (address && store.capabilities.settle) return store.capabilities.settle.resetAndRelease(user, address);
+    await store.reset(user);
+    if (address) await store.release(address);
   }
 }

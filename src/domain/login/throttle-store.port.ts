@@ -34,6 +34,17 @@ export interface ThrottleStoreCapabilities {
    * ones whose window is over. Without it: the store forgets them itself (Redis: a time to live).
    */
   purge?: ThrottlePurge;
+  /**
+   * A successful attempt's two writes as one operation. Without it: `reset`, then `release`, one
+   * after the other. A store that shards keys (a Redis Cluster) cannot write two keys at once and
+   * leaves it out; one that can (a table) saves a round trip on every login.
+   */
+  settle?: ThrottleSettle;
+}
+
+export interface ThrottleSettle {
+  /** `reset(forget)` and `release(giveBack)` together: what a success does to its two budgets. */
+  resetAndRelease(forget: string, giveBack: string): Promise<void>;
 }
 
 export interface ThrottlePurge {
