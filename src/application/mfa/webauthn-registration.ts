@@ -4,12 +4,14 @@ import type { RecoveryCodeHasher } from '../../domain/mfa/recovery-code-hasher.p
 import { newRecoveryCodes, normaliseRecoveryCode } from '../../domain/mfa/recovery-codes.js';
 import { newWebAuthnChallenge, redeemWebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { WebAuthnOptionsJson, WebAuthnVerifier } from '../../domain/mfa/webauthn-verifier.port.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { Random } from '../../domain/shared/random.port.js';
+import type { Store } from '../../domain/store.port.js';
 import type { ClientInfo, LoginResult } from '../login-result.js';
 import type { AuthenticatedSession } from '../session-authenticator.js';
 import type { SessionEnder, SessionEnding } from '../session-ending.js';
-import { confirmPasswordForFactorChange, type FactorChangePasswordDeps } from './factor-change-password.js';
+import type { FactorChangeAuthorisation } from './factor-change-authorisation.js';
 import { recordFactorChange } from './factor-changed.js';
 import type { MfaLoginCompletion } from './mfa-login-completion.js';
 
@@ -26,7 +28,11 @@ export interface RegisteredCredential {
   login: LoginResult | null;
 }
 
-export interface WebAuthnRegistrationDeps extends FactorChangePasswordDeps {
+export interface WebAuthnRegistrationDeps {
+  store: Store;
+  clock: Clock;
+  /** The password the options call asks for. */
+  authorisation: FactorChangeAuthorisation;
   /** Null when no relying party is configured: 409 MFA_NOT_CONFIGURED naming WEBAUTHN_RP_ID. */
   verifier: WebAuthnVerifier | null;
   random: Random;
@@ -49,7 +55,7 @@ export class WebAuthnRegistration {
     client: ClientInfo,
   ): Promise<WebAuthnOptionsJson> {
     const verifier = this.usableFor(current);
-    await confirmPasswordForFactorChange(this.deps, current, password, client);
+    await this.deps.authorisation.authorise(current, password, client);
     const { store, random, clock } = this.deps;
     const factors = await store.mfa.factorsOf(current.user.userId);
     const challenge = newWebAuthnChallenge(random, clock.now(), {
