@@ -1,7 +1,7 @@
 import { mfaInvalid, mfaNotApplicable, mfaNotConfigured } from '../../domain/mfa/mfa-errors.js';
 import { isConfirmed, type UserFactors } from '../../domain/mfa/mfa-factor.js';
 import type { RecoveryCodeHasher } from '../../domain/mfa/recovery-code-hasher.port.js';
-import { newRecoveryCodes, normaliseRecoveryCode } from '../../domain/mfa/recovery-codes.js';
+import { issueRecoveryCodes } from '../../domain/mfa/recovery-code-issuance.js';
 import { newWebAuthnChallenge, redeemWebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { WebAuthnOptionsJson, WebAuthnVerifier } from '../../domain/mfa/webauthn-verifier.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -110,15 +110,9 @@ export class WebAuthnRegistration {
       });
       if (added === 'exists') throw new DomainError('CONFLICT', 'This credential is registered already.');
       if (isFirstFactor(before)) {
-        recoveryCodes = newRecoveryCodes(this.deps.random);
-        const hashes = await Promise.all(
-          recoveryCodes.map(
-            (
-              code, // Hashed as the code will be when it is typed: normalised.
-            ) => this.deps.recoveryCodeHasher.hash(user.userId, normaliseRecoveryCode(code) ?? code),
-          ),
-        );
-        await repositories.mfa.replaceRecoveryCodes(user.userId, hashes, createdAt);
+        const issued = await issueRecoveryCodes(this.deps.random, this.deps.recoveryCodeHasher, user.userId);
+        recoveryCodes = issued.codes;
+        await repositories.mfa.replaceRecoveryCodes(user.userId, issued.hashes, createdAt);
       }
       await recordFactorChange(end, {
         event: 'mfa_enrolled',
