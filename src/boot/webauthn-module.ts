@@ -1,6 +1,10 @@
-import { ContainerModule } from 'inversify';
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { webAuthnRoutes } from '../adapters/http/routes/webauthn-routes.js';
 import type { LoginEvents } from '../application/login-events.js';
+import {
+  FactorChangeAuthorisation,
+  WEBAUTHN_FACTOR_CHANGE_PASSWORD_MISMATCH,
+} from '../application/mfa/factor-change-authorisation.js';
 import type { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
 import { PasskeyLogin } from '../application/mfa/passkey-login.js';
 import { WebAuthnCredentialRemoval } from '../application/mfa/webauthn-credential-removal.js';
@@ -19,19 +23,41 @@ import type { Config } from './config/config.js';
 import { TOKENS } from './tokens.js';
 
 /**
+ * The password check before a credential is added or removed: the one every factor change takes
+ * (mfa-enrolment-module.ts binds the TOTP one), with what WebAuthn's factor changes have always
+ * done. A wrong password is recorded as a login's (`bad_password`), and the account's budget is the
+ * plain login throttle, whose refusals are not reported as a login's.
+ */
+const WEBAUTHN_FACTOR_CHANGE_AUTHORISATION = Symbol.for(
+  'gatehouse.WebAuthnFactorChangeAuthorisation',
+) as ServiceIdentifier<FactorChangeAuthorisation>;
+
+/**
  * WebAuthn wired (contract 3b): adding and removing credentials, passkey login, a key as the
  * second factor, and their routes. Every use case takes the verifier as mfa-module.ts binds it:
  * null without a relying party, which each answers with 409 MFA_NOT_CONFIGURED.
  */
 export const webAuthnModule = new ContainerModule(({ bind }) => {
+  bind(WEBAUTHN_FACTOR_CHANGE_AUTHORISATION)
+    .toResolvedValue(
+      (store: Store, hasher: PasswordHasher, throttle: LoginThrottle, clock: Clock, events: LoginEvents) =>
+        new FactorChangeAuthorisation(
+          store,
+          hasher,
+          throttle,
+          clock,
+          events,
+          WEBAUTHN_FACTOR_CHANGE_PASSWORD_MISMATCH,
+        ),
+      [TOKENS.Store, TOKENS.PasswordHasher, TOKENS.LoginThrottle, TOKENS.Clock, TOKENS.LoginEvents],
+    )
+    .inSingletonScope();
   bind(TOKENS.WebAuthnRegistration)
     .toResolvedValue(
       (
         store: Store,
-        hasher: PasswordHasher,
-        throttle: LoginThrottle,
         clock: Clock,
-        events: LoginEvents,
+        authorisation: FactorChangeAuthorisation,
         verifier: WebAuthnVerifier | null,
         random: Random,
         ending: SessionEnding,
@@ -40,10 +66,8 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
       ) =>
         new WebAuthnRegistration({
           store,
-          hasher,
-          throttle,
           clock,
-          events,
+          authorisation,
           verifier,
           random,
           ending,
@@ -52,10 +76,8 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
         }),
       [
         TOKENS.Store,
-        TOKENS.PasswordHasher,
-        TOKENS.LoginThrottle,
         TOKENS.Clock,
-        TOKENS.LoginEvents,
+        WEBAUTHN_FACTOR_CHANGE_AUTHORISATION,
         TOKENS.WebAuthnVerifier,
         TOKENS.Random,
         TOKENS.SessionEnding,
@@ -66,22 +88,9 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.WebAuthnCredentialRemoval)
     .toResolvedValue(
-      (
-        store: Store,
-        hasher: PasswordHasher,
-        throttle: LoginThrottle,
-        clock: Clock,
-        events: LoginEvents,
-        ending: SessionEnding,
-      ) => new WebAuthnCredentialRemoval({ store, hasher, throttle, clock, events, ending }),
-      [
-        TOKENS.Store,
-        TOKENS.PasswordHasher,
-        TOKENS.LoginThrottle,
-        TOKENS.Clock,
-        TOKENS.LoginEvents,
-        TOKENS.SessionEnding,
-      ],
+      (authorisation: FactorChangeAuthorisation, ending: SessionEnding, clock: Clock) =>
+        new WebAuthnCredentialRemoval({ authorisation, ending, clock }),
+      [WEBAUTHN_FACTOR_CHANGE_AUTHORISATION, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.PasskeyLogin)

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
+import { auditTrailOf } from '../support/audit-trail.js';
 import { pgEnabled, SERVICE_STORES } from '../support/databases.js';
 import { storedSessionCount, throttleAttempts } from '../support/stored.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
@@ -63,7 +64,7 @@ for (const store of SERVICE_STORES) {
 
     async function eventsOf(username: string): Promise<AuditRecord[]> {
       const user = (await server.gatehouse.store.users.findByUsername(username))!;
-      return server.gatehouse.store.audit.listForUser(user.userId, { limit: 1000 });
+      return auditTrailOf(server, user.userId);
     }
 
     it('records the scenario, each event with its user, reason and session handle', async () => {

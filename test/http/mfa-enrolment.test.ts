@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../src/boot/tokens.js';
-import type { AuditRecord } from '../../src/domain/audit/audit-event.js';
 import type { User } from '../../src/domain/user/user.js';
+import { auditTrailOf } from '../support/audit-trail.js';
 import { TRANSPORT_TARGETS } from '../support/databases.js';
 import { expectProblem } from '../support/expect-problem.js';
 import { seedUser, startTestServer, TestClient, type TestServer } from '../support/test-server.js';
@@ -72,10 +72,6 @@ for (const store of TRANSPORT_TARGETS) {
       return { secret, codes: response.body.recovery_codes };
     }
 
-    function audit(user: User): Promise<AuditRecord[]> {
-      return server.gatehouse.store.audit.listForUser(user.userId, { limit: 1000 });
-    }
-
     /** An SSO session, made directly through the issuer (no provider needed to test the refusal). */
     async function ssoSession(user: User): Promise<TestClient> {
       const ending = server.gatehouse.container.get(TOKENS.SessionEnding);
@@ -131,7 +127,7 @@ for (const store of TRANSPORT_TARGETS) {
       expect((await client.get('/api/v1/session/')).status).toBe(200);
       expectProblem(await other.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
       expect((await client.get('/api/v1/mfa/')).body).toMatchObject({ totp: true, recovery_codes_left: 10 });
-      const records = await audit(user);
+      const records = await auditTrailOf(server, user.userId);
       expect(records).toContainEqual(
         expect.objectContaining({ event: 'mfa_enrolled', outcome: 'success', reason: 'totp', actor: 'user' }),
       );
@@ -225,7 +221,7 @@ for (const store of TRANSPORT_TARGETS) {
         totp: true,
         recovery_codes_left: codes.length,
       });
-      const records = await audit(user);
+      const records = await auditTrailOf(server, user.userId);
       expect(
         records.filter((record) => record.event === 'login' && record.outcome === 'failure'),
       ).toHaveLength(3);
@@ -249,7 +245,7 @@ for (const store of TRANSPORT_TARGETS) {
       expect((await client.get('/api/v1/mfa/')).body).toMatchObject({ totp: false, recovery_codes_left: 0 });
       expectProblem(await other.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
       expect((await client.get('/api/v1/session/')).status).toBe(200);
-      expect(await audit(user)).toContainEqual(
+      expect(await auditTrailOf(server, user.userId)).toContainEqual(
         expect.objectContaining({ event: 'mfa_removed', outcome: 'success', reason: 'totp' }),
       );
       // Nothing left to remove.
@@ -281,7 +277,7 @@ for (const store of TRANSPORT_TARGETS) {
         ),
       ).toBe(true);
       expect((await client.get('/api/v1/mfa/')).body.recovery_codes_left).toBe(9);
-      expect(await audit(user)).toContainEqual(
+      expect(await auditTrailOf(server, user.userId)).toContainEqual(
         expect.objectContaining({ event: 'recovery_codes_regenerated', outcome: 'success' }),
       );
     });
@@ -402,10 +398,6 @@ for (const store of ['memory', 'pglite', 'redis'] as const)
       return response.body.secret as string;
     }
 
-    function audit(user: User): Promise<AuditRecord[]> {
-      return server.gatehouse.store.audit.listForUser(user.userId, { limit: 1000 });
-    }
-
     async function issued(user: User): Promise<TestClient> {
       const ending = server.gatehouse.container.get(TOKENS.SessionEnding);
       const issuer = server.gatehouse.container.get(TOKENS.SessionIssuer);
@@ -450,7 +442,7 @@ for (const store of ['memory', 'pglite', 'redis'] as const)
       old.cookies.set('sessionid', pending);
       expectProblem(await old.get('/api/v1/mfa/'), 401, 'NOT_AUTHENTICATED');
       expectProblem(await other.get('/api/v1/session/'), 401, 'NOT_AUTHENTICATED');
-      const records = await audit(user);
+      const records = await auditTrailOf(server, user.userId);
       expect(records).toContainEqual(expect.objectContaining({ event: 'mfa_enrolled', reason: 'totp' }));
       expect(records).toContainEqual(expect.objectContaining({ event: 'mfa_verified', reason: 'totp' }));
     });

@@ -251,6 +251,28 @@ for (const store of POLICY_TARGETS) {
           expectProblem(old, 401, 'NOT_AUTHENTICATED');
         },
       );
+
+      it.runIf(keepsAuth)(
+        "ends the user's other sessions when it finishes a login that had to enrol a factor",
+        async () => {
+          const user = await freshUser();
+          const { container } = server.gatehouse;
+          // A full session from before a second factor was required of the user.
+          const earlier = await issueSession(container, user, { stage: 'full', amr: ['pwd'] });
+          const pending = await issuePendingSession(container, user, 'enrolment');
+          const client = new TestClient(server.url);
+          client.cookies.set('sessionid', pending.token);
+          const added = await register(client, authenticator());
+          expect(added.status).toBe(200);
+          expect((await client.get('/api/v1/session/')).status).toBe(200);
+          const other = await new TestClient(server.url).get('/api/v1/session/', { cookie: earlier.cookie });
+          expectProblem(other, 401, 'NOT_AUTHENTICATED');
+          const audited = await server.store.audit.listForUser(user.userId, { limit: 20 });
+          expect(audited).toContainEqual(
+            expect.objectContaining({ event: 'session_revoked', reason: 'factor_changed', sessionCount: 1 }),
+          );
+        },
+      );
     });
 
     describe('removal', () => {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../src/adapters/http/json-body.js';
 import { nonce as newNonce, REDIRECT_URI, ssoEnv } from '../fixtures/sso/harness.js';
 import { pgEnabled, type ServiceStoreKind } from '../support/databases.js';
+import { issuePendingSession } from '../support/issued-sessions.js';
 import { signJwt, startTestProvider, type TestProvider } from '../support/oidc/test-provider.js';
 import { seedUser, startTestServer, type TestServer } from '../support/test-server.js';
 import {
@@ -46,10 +47,10 @@ import {
 } from './support.js';
 
 /**
- * The operations that finish a second-factor login take a pending session only: this suite's
- * session is a full one, which they refuse before reading a body (403), so they are sent none
- * (401, also before the body). Their bodies are the shared reader's, fuzzed on every other route;
- * their own bad bodies are test/http/mfa-login.test.ts's and webauthn.test.ts's.
+ * The operations that finish a second-factor login take a pending session only (a full one is
+ * refused before the body is read), so they are sent the pending session of a user of their own:
+ * its login waits for a factor it never gets (the user has none, so no fuzzed body can finish the
+ * login and change the sessions), and no other route here touches that user's budgets.
  */
 const SECOND_STEP: ReadonlySet<string> = new Set(['verifySecondFactor', 'mfaWebauthnOptions']);
 
@@ -87,6 +88,8 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
       let server: TestServer;
       let operations: ServedOperation[];
       let validToken: string;
+      /** Pia's login waiting for its second factor: what the SECOND_STEP operations are sent. */
+      let pendingToken: string;
       let rows: RowSnapshot;
       let prototypes: string;
 
@@ -121,6 +124,8 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
         });
         expect(login.status).toBe(200);
         validToken = /^sessionid=([^;]+)/.exec(login.setCookies[0]!)![1]!;
+        const pia = await seedUser(server, { username: 'pia', password: PASSWORD });
+        pendingToken = (await issuePendingSession(server.gatehouse.container, pia)).token;
         operations = await servedOperations(server);
         expect(operations.map((operation) => operation.operationId)).toEqual(
           expect.arrayContaining([
@@ -146,10 +151,13 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
       const pathOf = (operation: ServedOperation, parameter = 'x') =>
         concretePath(operation.path, () => encodeURIComponent(parameter));
 
-      /** The cookie sent: the live session only where a session is required (a logout would end it). */
+      /**
+       * The cookie sent: a live session only where a session is required (a logout would end it),
+       * the pending one on the operations that take only that.
+       */
       const cookieFor = (operation: ServedOperation, useSession: boolean): Record<string, string> =>
-        operation.session === 'required' && useSession && !SECOND_STEP.has(operation.operationId)
-          ? { cookie: `sessionid=${validToken}` }
+        operation.session === 'required' && useSession
+          ? { cookie: `sessionid=${SECOND_STEP.has(operation.operationId) ? pendingToken : validToken}` }
           : {};
 
       /** Sends one case and checks every invariant; throws (so fast-check shrinks) on a violation. */
@@ -162,6 +170,12 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
         const response = await send(server.url, options.path ?? pathOf(operation), { ...options, method });
         counter.hit(property, `${operation.method} ${operation.path}`, response.status);
         if (response.status >= 500) throw new Error(`${response.status} ${response.text.slice(0, 300)}`);
+        // No fuzzed body finishes the pending login (its user has no factor).
+        if (SECOND_STEP.has(operation.operationId) && response.status < 400) {
+          throw new Error(
+            `${operation.operationId} answered ${response.status}: ${response.text.slice(0, 300)}`,
+          );
+        }
         if (
           !operation.statuses.includes(response.status) &&
           !options.alsoAllowed?.includes(response.status)
@@ -203,6 +217,10 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
             { numRuns: RUNS.randomJson },
           );
           counter.report(property);
+          if (SECOND_STEP.has(operation.operationId)) {
+            // The pending session got past the guard: bodies were read, and refused as bodies.
+            expect(counter.byProperty.get(property)?.get('400') ?? 0).toBeGreaterThan(0);
+          }
         }
       }, 60_000);
 
@@ -302,8 +320,7 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
               });
               const essence = type.split(';', 1)[0]!.trim().toLowerCase();
               // The session guard runs before the body is read: no session is 401 whatever the type.
-              const sentNone = !useSession || SECOND_STEP.has(operation.operationId);
-              const guarded = operation.session === 'required' && sentNone && response.status === 401;
+              const guarded = operation.session === 'required' && !useSession && response.status === 401;
               if (essence !== operation.requestType && response.status !== 415 && !guarded) {
                 throw new Error(
                   `content type ${JSON.stringify(type)} was read: ${response.status} ${response.text}`,
@@ -317,9 +334,7 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
       }, 60_000);
 
       it('answers bodies around the 16 KiB limit, with Content-Length and chunked: 413 above it', async () => {
-        for (const operation of operations.filter(
-          (candidate) => candidate.requestType !== null && !SECOND_STEP.has(candidate.operationId),
-        )) {
+        for (const operation of operations.filter((candidate) => candidate.requestType !== null)) {
           const property = `${operation.operationId} sizes`;
           const isJson = operation.requestType === 'application/json';
           await fc.assert(
@@ -634,6 +649,14 @@ export function fuzzBodiesSuite(store: ServiceStoreKind): void {
           headers: { cookie: `sessionid=${validToken}` },
         });
         expect(session.status).toBe(200);
+        // The pending login is still there, still waiting for its factor.
+        const pending = await send(server.url, '/api/v1/session/', {
+          headers: { cookie: `sessionid=${pendingToken}` },
+        });
+        expect({ status: pending.status, code: pending.body.code }).toEqual({
+          status: 403,
+          code: 'MFA_REQUIRED',
+        });
         expect((await send(server.url, '/readyz')).status).toBe(200);
         check(await rowsChanged(server, rows));
       });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HmacRecoveryCodeHasher } from '../../src/adapters/crypto/hmac-recovery-code-hasher.js';
 import { nodeRandom } from '../../src/adapters/crypto/node-random.js';
+import { issueRecoveryCodes } from '../../src/domain/mfa/recovery-code-issuance.js';
 import {
   newRecoveryCodes,
   normaliseRecoveryCode,
@@ -104,5 +105,17 @@ describe('HmacRecoveryCodeHasher', () => {
 
   it('keeps the user and the code apart: ("u-1", "a…") is not ("u-1a", "…")', async () => {
     expect(await hasher.hash('u-1', `a${code.slice(1)}`)).not.toBe(await hasher.hash('u-1a', code.slice(1)));
+  });
+});
+
+describe('issueRecoveryCodes', () => {
+  it('hashes each fresh code as it will be typed (normalised), in the order of the codes', async () => {
+    const hasher = new HmacRecoveryCodeHasher(async () => new Uint8Array(32).fill(3));
+    const { codes, hashes } = await issueRecoveryCodes(nodeRandom, hasher, 'u-1');
+    expect(codes).toHaveLength(RECOVERY_CODE_COUNT);
+    expect(hashes).toHaveLength(RECOVERY_CODE_COUNT);
+    for (const [i, code] of codes.entries()) {
+      expect(hashes[i]).toBe(await hasher.hash('u-1', normaliseRecoveryCode(code.toUpperCase())!));
+    }
   });
 });

@@ -2,7 +2,7 @@ import { LoginThrottle, type ThrottleTicket } from '../../domain/login/login-thr
 import { mfaInvalid, mfaNotConfigured } from '../../domain/mfa/mfa-errors.js';
 import { isConfirmed, isEnrolmentOpen, mfaMethodsOf, type UserFactors } from '../../domain/mfa/mfa-factor.js';
 import type { RecoveryCodeHasher } from '../../domain/mfa/recovery-code-hasher.port.js';
-import { newRecoveryCodes, normaliseRecoveryCode } from '../../domain/mfa/recovery-codes.js';
+import { issueRecoveryCodes } from '../../domain/mfa/recovery-code-issuance.js';
 import type { TotpAuthenticator } from '../../domain/mfa/totp-authenticator.port.js';
 import { openTotpSecret } from '../../domain/mfa/totp-secret-sealing.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -77,12 +77,12 @@ export class ConfirmTotpEnrolment {
     }
     const factorId = factors.totp.factorId;
     // The first factor brings the recovery codes; hashed before the unit opens.
-    const recoveryCodes = mfaMethodsOf(factors).length === 0 ? newRecoveryCodes(this.random) : null;
-    const codeHashes = recoveryCodes
-      ? await Promise.all(
-          recoveryCodes.map((code) => this.codeHasher.hash(user.userId, normaliseRecoveryCode(code)!)),
-        )
-      : null;
+    const issued =
+      mfaMethodsOf(factors).length === 0
+        ? await issueRecoveryCodes(this.random, this.codeHasher, user.userId)
+        : null;
+    const recoveryCodes = issued?.codes ?? null;
+    const codeHashes = issued?.hashes ?? null;
 
     const inUnit = async (end: SessionEnder, keepTokenHash: string) => {
       const now = this.clock.now();

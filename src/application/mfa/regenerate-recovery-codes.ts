@@ -1,7 +1,7 @@
 import { auditAccount, auditEvent } from '../../domain/audit/audit-event.js';
 import { mfaMethodsOf } from '../../domain/mfa/mfa-factor.js';
 import type { RecoveryCodeHasher } from '../../domain/mfa/recovery-code-hasher.port.js';
-import { newRecoveryCodes, normaliseRecoveryCode } from '../../domain/mfa/recovery-codes.js';
+import { issueRecoveryCodes } from '../../domain/mfa/recovery-code-issuance.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { Random } from '../../domain/shared/random.port.js';
@@ -31,10 +31,7 @@ export class RegenerateRecoveryCodes {
   ): Promise<string[]> {
     await this.authorisation.authorise(current, input.password, input.client);
     const { user } = current;
-    const codes = newRecoveryCodes(this.random);
-    const hashes = await Promise.all(
-      codes.map((code) => this.codeHasher.hash(user.userId, normaliseRecoveryCode(code)!)),
-    );
+    const { codes, hashes } = await issueRecoveryCodes(this.random, this.codeHasher, user.userId);
     await this.store.transaction(async (repositories) => {
       // Read in the unit: a factor removed meanwhile does not get codes beside nothing.
       if (mfaMethodsOf(await repositories.mfa.factorsOf(user.userId)).length === 0) {

@@ -1,13 +1,16 @@
 import { auditAccount, auditEvent } from '../../domain/audit/audit-event.js';
-import { mfaNotApplicable } from '../../domain/mfa/mfa-errors.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { ClientInfo } from '../login-result.js';
 import type { AuthenticatedSession } from '../session-authenticator.js';
 import type { SessionEnding } from '../session-ending.js';
-import { confirmPasswordForFactorChange, type FactorChangePasswordDeps } from './factor-change-password.js';
+import type { FactorChangeAuthorisation } from './factor-change-authorisation.js';
 
-export interface WebAuthnCredentialRemovalDeps extends FactorChangePasswordDeps {
+export interface WebAuthnCredentialRemovalDeps {
+  /** The password a removal asks for; it refuses an SSO session first. */
+  authorisation: FactorChangeAuthorisation;
   ending: SessionEnding;
+  clock: Clock;
 }
 
 /**
@@ -22,8 +25,7 @@ export class WebAuthnCredentialRemoval {
     current: AuthenticatedSession,
     input: { credentialId: string; password: string; client: ClientInfo },
   ): Promise<void> {
-    if (current.session.method === 'sso') throw mfaNotApplicable();
-    await confirmPasswordForFactorChange(this.deps, current, input.password, input.client);
+    await this.deps.authorisation.authorise(current, input.password, input.client);
     const { user } = current;
     await this.deps.ending.unit(async (repositories, end) => {
       if (!(await repositories.mfa.removeWebAuthnCredential(user.userId, input.credentialId))) {

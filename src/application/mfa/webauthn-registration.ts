@@ -1,17 +1,18 @@
-import { auditAccount, auditEvent } from '../../domain/audit/audit-event.js';
 import { mfaInvalid, mfaNotApplicable, mfaNotConfigured } from '../../domain/mfa/mfa-errors.js';
 import { isConfirmed, type UserFactors } from '../../domain/mfa/mfa-factor.js';
 import type { RecoveryCodeHasher } from '../../domain/mfa/recovery-code-hasher.port.js';
-import { newRecoveryCodes, normaliseRecoveryCode } from '../../domain/mfa/recovery-codes.js';
+import { issueRecoveryCodes } from '../../domain/mfa/recovery-code-issuance.js';
 import { newWebAuthnChallenge, redeemWebAuthnChallenge } from '../../domain/mfa/webauthn-challenge.js';
 import type { WebAuthnOptionsJson, WebAuthnVerifier } from '../../domain/mfa/webauthn-verifier.port.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import type { Random } from '../../domain/shared/random.port.js';
-import type { EndingRepositories } from '../../domain/store.port.js';
+import type { Store } from '../../domain/store.port.js';
 import type { ClientInfo, LoginResult } from '../login-result.js';
 import type { AuthenticatedSession } from '../session-authenticator.js';
-import type { SessionEnding } from '../session-ending.js';
-import { confirmPasswordForFactorChange, type FactorChangePasswordDeps } from './factor-change-password.js';
+import type { SessionEnder, SessionEnding } from '../session-ending.js';
+import type { FactorChangeAuthorisation } from './factor-change-authorisation.js';
+import { recordFactorChange } from './factor-changed.js';
 import type { MfaLoginCompletion } from './mfa-login-completion.js';
 
 /** The label of a credential registered without one. */
@@ -27,7 +28,11 @@ export interface RegisteredCredential {
   login: LoginResult | null;
 }
 
-export interface WebAuthnRegistrationDeps extends FactorChangePasswordDeps {
+export interface WebAuthnRegistrationDeps {
+  store: Store;
+  clock: Clock;
+  /** The password the options call asks for. */
+  authorisation: FactorChangeAuthorisation;
   /** Null when no relying party is configured: 409 MFA_NOT_CONFIGURED naming WEBAUTHN_RP_ID. */
   verifier: WebAuthnVerifier | null;
   random: Random;
@@ -50,7 +55,7 @@ export class WebAuthnRegistration {
     client: ClientInfo,
   ): Promise<WebAuthnOptionsJson> {
     const verifier = this.usableFor(current);
-    await confirmPasswordForFactorChange(this.deps, current, password, client);
+    await this.deps.authorisation.authorise(current, password, client);
     const { store, random, clock } = this.deps;
     const factors = await store.mfa.factorsOf(current.user.userId);
     const challenge = newWebAuthnChallenge(random, clock.now(), {
@@ -88,8 +93,10 @@ export class WebAuthnRegistration {
     const name = input.name ?? DEFAULT_CREDENTIAL_NAME;
     let recoveryCodes: string[] | null = null;
 
-    // Everything the new credential changes, in the unit that adds it.
-    const addInUnit = async (repositories: EndingRepositories) => {
+    // Everything the new credential changes, in the unit that adds it: the user's other sessions
+    // end too, whether or not this registration finishes a login (adding a factor ends them).
+    const addInUnit = async (end: SessionEnder) => {
+      const { repositories } = end;
       const before = await repositories.mfa.factorsOf(user.userId);
       const added = await repositories.mfa.addWebAuthnCredential({
         credentialId: verified.credentialId,
@@ -103,48 +110,32 @@ export class WebAuthnRegistration {
       });
       if (added === 'exists') throw new DomainError('CONFLICT', 'This credential is registered already.');
       if (isFirstFactor(before)) {
-        recoveryCodes = newRecoveryCodes(this.deps.random);
-        const hashes = await Promise.all(
-          recoveryCodes.map(
-            (
-              code, // Hashed as the code will be when it is typed: normalised.
-            ) => this.deps.recoveryCodeHasher.hash(user.userId, normaliseRecoveryCode(code) ?? code),
-          ),
-        );
-        await repositories.mfa.replaceRecoveryCodes(user.userId, hashes, createdAt);
+        const issued = await issueRecoveryCodes(this.deps.random, this.deps.recoveryCodeHasher, user.userId);
+        recoveryCodes = issued.codes;
+        await repositories.mfa.replaceRecoveryCodes(user.userId, issued.hashes, createdAt);
       }
-      await repositories.audit.record(
-        auditEvent({
-          ...auditAccount(user),
-          occurredAt: createdAt,
-          event: 'mfa_enrolled',
-          actor: 'user',
-          method: current.session.method,
-          reason: 'webauthn',
-          clientAddress: input.client.clientAddress,
-          sessionHandle: current.session.handle,
-        }),
-      );
+      await recordFactorChange(end, {
+        event: 'mfa_enrolled',
+        method: 'webauthn',
+        user,
+        keepTokenHash: current.tokenHash,
+        sessionMethod: current.session.method,
+        sessionHandle: current.session.handle,
+        client: input.client,
+        now: createdAt,
+      });
     };
 
     if (current.auth.stage === 'enrolment') {
       // The factor a required enrolment asked for: the login is finished with a new session id.
-      const login = await this.deps.completion.complete(current, 'webauthn', input.client, addInUnit);
+      // The pending session ends inside the completion, before this runs: excepting it ends no
+      // one, and the new full session is issued after.
+      const login = await this.deps.completion.complete(current, 'webauthn', input.client, (_, end) =>
+        addInUnit(end),
+      );
       return { credentialId: verified.credentialId, name, createdAt, recoveryCodes, login };
     }
-    await this.deps.ending.unit(async (repositories, end) => {
-      await addInUnit(repositories);
-      // As a password change: whoever holds another session of this user loses it.
-      await end.ofUser(
-        user,
-        {
-          reason: 'factor_changed',
-          method: current.session.method,
-          clientAddress: input.client.clientAddress,
-        },
-        { except: current.tokenHash },
-      );
-    });
+    await this.deps.ending.unit((_, end) => addInUnit(end));
     return { credentialId: verified.credentialId, name, createdAt, recoveryCodes, login: null };
   }
 
