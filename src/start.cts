@@ -11,7 +11,7 @@
  * environment wins.
  *
  * Tracing (OTEL_* variables) starts next, before the service's modules load: its
- * instrumentations patch `http`, `pg`, `ioredis` and `pino` as they are first imported.
+ * instrumentations patch `pg`, `ioredis` and `pino` as they are first imported.
  */
 import os = require('node:os');
 

@@ -4,7 +4,7 @@ export { tracingWanted };
 
 /**
  * Called by the process entry (start.cts) before anything else is imported: when an `OTEL_*`
- * variable asks for traces, the SDK starts here, so that the instrumentations see `http`, `pg`,
+ * variable asks for traces, the SDK starts here, so that the instrumentations see `pg`,
  * `ioredis` and `pino` load. Otherwise the SDK is never imported.
  */
 export async function startTracingIfWanted(env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -7,7 +7,7 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
  * name, sampler, resource attributes): the SDK reads them itself. Only traces: no metric or log
  * exporter is started (Prometheus has the metrics, stdout the logs).
  *
- * It must run before `http`, `pg`, `ioredis` and `pino` are first imported: the instrumentations
+ * It must run before `pg`, `ioredis` and `pino` are first imported: the instrumentations
  * patch them as they load. Gatehouse is an ES module, so the loader hook of
  * `@opentelemetry/instrumentation` (import-in-the-middle) is registered first; without it an
  * `import pg from 'pg'` would never be seen.
@@ -16,28 +16,22 @@ export async function startTracing(): Promise<{ shutdown(): Promise<void> }> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const [
     { NodeSDK: Sdk },
-    { HttpInstrumentation },
     { PgInstrumentation },
     { IORedisInstrumentation },
     { PinoInstrumentation },
   ] = await Promise.all([
     import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-ioredis'),
     import('@opentelemetry/instrumentation-pino'),
   ]);
   const sdk: NodeSDK = new Sdk({
     instrumentations: [
-      new HttpInstrumentation({
-        // Only the API's own requests make server spans; the SDK's exports make none.
-        disableOutgoingRequestInstrumentation: true,
-        // Headers are never recorded (cookies), nor a query string (it could hold a code or a
-        // state): the hook's attributes replace the instrumentation's.
-        startIncomingSpanHook: (request) =>
-          'url' in request && request.url?.includes('?') ? { 'url.query': 'REDACTED' } : {},
-      }),
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      // No http instrumentation: the server span of each request is Gatehouse's own
+      // (traced-http-core.ts), cheaper by far, and the provider calls carry the trace on
+      // themselves (traced-provider-fetch.ts). A pool's connect is no span of its own: the query
+      // that waited for it shows the wait.
+      new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
       // Commands are recorded by name only: a key names a session (its token's hash).
       new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
       // Log lines of a traced request carry its trace id; the lines themselves stay on stdout.
