@@ -61,10 +61,7 @@ describe('the server span of a request', () => {
   beforeEach(() => exporter.reset());
 
   it('is one SERVER span named by the route, under the caller’s traceparent, with the answer’s status', async () => {
-    await coreAnswering(200).answer(
-      request({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }),
-      routed,
-    );
+    await coreAnswering(200).answer(request({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }), routed);
     const [span, ...others] = exporter.getFinishedSpans();
     expect(others).toEqual([]);
     expect(span!.name).toBe('GET /api/v1/sessions/:handle');

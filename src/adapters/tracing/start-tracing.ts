@@ -14,17 +14,13 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
  */
 export async function startTracing(): Promise<{ shutdown(): Promise<void> }> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const [
-    { NodeSDK: Sdk },
-    { PgInstrumentation },
-    { IORedisInstrumentation },
-    { PinoInstrumentation },
-  ] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/instrumentation-pg'),
-    import('@opentelemetry/instrumentation-ioredis'),
-    import('@opentelemetry/instrumentation-pino'),
-  ]);
+  const [{ NodeSDK: Sdk }, { PgInstrumentation }, { IORedisInstrumentation }, { PinoInstrumentation }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/instrumentation-pg'),
+      import('@opentelemetry/instrumentation-ioredis'),
+      import('@opentelemetry/instrumentation-pino'),
+    ]);
   const sdk: NodeSDK = new Sdk({
     instrumentations: [
       // No http instrumentation: the server span of each request is Gatehouse's own
