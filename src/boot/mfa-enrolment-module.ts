@@ -25,7 +25,7 @@ import { TOKENS } from './tokens.js';
 
 /** What this module binds (its own tokens, beside TOKENS, so that modules merge without conflict). */
 export const MFA_ENROLMENT_TOKENS = {
-  /** The password check before a TOTP or recovery-code change (webauthn-module.ts binds WebAuthn's own). */
+  /** The password check before any factor change: TOTP, recovery codes, WebAuthn credentials. */
   FactorChangeAuthorisation: Symbol.for(
     'gatehouse.FactorChangeAuthorisation',
   ) as ServiceIdentifier<FactorChangeAuthorisation>,

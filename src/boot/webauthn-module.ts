@@ -1,10 +1,7 @@
-import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { ContainerModule } from 'inversify';
 import { webAuthnRoutes } from '../adapters/http/routes/webauthn-routes.js';
 import type { LoginEvents } from '../application/login-events.js';
-import {
-  FactorChangeAuthorisation,
-  WEBAUTHN_FACTOR_CHANGE_PASSWORD_MISMATCH,
-} from '../application/mfa/factor-change-authorisation.js';
+import type { FactorChangeAuthorisation } from '../application/mfa/factor-change-authorisation.js';
 import type { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
 import { PasskeyLogin } from '../application/mfa/passkey-login.js';
 import { WebAuthnCredentialRemoval } from '../application/mfa/webauthn-credential-removal.js';
@@ -15,43 +12,20 @@ import type { SessionIssuer } from '../application/session-issuer.js';
 import type { LoginThrottle } from '../domain/login/login-throttle.js';
 import type { RecoveryCodeHasher } from '../domain/mfa/recovery-code-hasher.port.js';
 import type { WebAuthnVerifier } from '../domain/mfa/webauthn-verifier.port.js';
-import type { PasswordHasher } from '../domain/password/password-hasher.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { Config } from './config/config.js';
+import { MFA_ENROLMENT_TOKENS } from './mfa-enrolment-module.js';
 import { TOKENS } from './tokens.js';
-
-/**
- * The password check before a credential is added or removed: the one every factor change takes
- * (mfa-enrolment-module.ts binds the TOTP one), with what WebAuthn's factor changes have always
- * done. A wrong password is recorded as a login's (`bad_password`), and the account's budget is the
- * plain login throttle, whose refusals are not reported as a login's.
- */
-const WEBAUTHN_FACTOR_CHANGE_AUTHORISATION = Symbol.for(
-  'gatehouse.WebAuthnFactorChangeAuthorisation',
-) as ServiceIdentifier<FactorChangeAuthorisation>;
 
 /**
  * WebAuthn wired (contract 3b): adding and removing credentials, passkey login, a key as the
  * second factor, and their routes. Every use case takes the verifier as mfa-module.ts binds it:
- * null without a relying party, which each answers with 409 MFA_NOT_CONFIGURED.
+ * null without a relying party, which each answers with 409 MFA_NOT_CONFIGURED. Adding or removing a
+ * credential takes the password check every factor change takes (mfa-enrolment-module.ts).
  */
 export const webAuthnModule = new ContainerModule(({ bind }) => {
-  bind(WEBAUTHN_FACTOR_CHANGE_AUTHORISATION)
-    .toResolvedValue(
-      (store: Store, hasher: PasswordHasher, throttle: LoginThrottle, clock: Clock, events: LoginEvents) =>
-        new FactorChangeAuthorisation(
-          store,
-          hasher,
-          throttle,
-          clock,
-          events,
-          WEBAUTHN_FACTOR_CHANGE_PASSWORD_MISMATCH,
-        ),
-      [TOKENS.Store, TOKENS.PasswordHasher, TOKENS.LoginThrottle, TOKENS.Clock, TOKENS.LoginEvents],
-    )
-    .inSingletonScope();
   bind(TOKENS.WebAuthnRegistration)
     .toResolvedValue(
       (
@@ -77,7 +51,7 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
       [
         TOKENS.Store,
         TOKENS.Clock,
-        WEBAUTHN_FACTOR_CHANGE_AUTHORISATION,
+        MFA_ENROLMENT_TOKENS.FactorChangeAuthorisation,
         TOKENS.WebAuthnVerifier,
         TOKENS.Random,
         TOKENS.SessionEnding,
@@ -90,7 +64,7 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
     .toResolvedValue(
       (authorisation: FactorChangeAuthorisation, ending: SessionEnding, clock: Clock) =>
         new WebAuthnCredentialRemoval({ authorisation, ending, clock }),
-      [WEBAUTHN_FACTOR_CHANGE_AUTHORISATION, TOKENS.SessionEnding, TOKENS.Clock],
+      [MFA_ENROLMENT_TOKENS.FactorChangeAuthorisation, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.PasskeyLogin)

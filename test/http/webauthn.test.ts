@@ -2,7 +2,6 @@
 // before it: inversify's own metadata shim is not enough for it.
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS } from '../../src/boot/tokens.js';
 import { hashSessionToken } from '../../src/domain/session/session-token.js';
 import type { User } from '../../src/domain/user/user.js';
 import { POLICY_TARGETS } from '../support/databases.js';
@@ -134,7 +133,12 @@ for (const store of POLICY_TARGETS) {
         expectProblem(response, 401, 'AUTHENTICATION_FAILED');
         const audited = await server.store.audit.listForUser(user.userId, { limit: 5 });
         expect(
-          audited.some((e) => e.event === 'login' && e.outcome === 'failure' && e.reason === 'bad_password'),
+          audited.some(
+            (e) =>
+              e.event === 'login' &&
+              e.outcome === 'failure' &&
+              e.reason === 'factor_change_password_mismatch',
+          ),
         ).toBe(true);
       });
 

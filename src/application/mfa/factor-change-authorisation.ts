@@ -11,13 +11,8 @@ import type { ClientInfo } from '../login-result.js';
 import { recordRefusedAttempt } from '../refused-attempt.js';
 import type { AuthenticatedSession } from '../session-authenticator.js';
 
-/** The reason a refused factor change's `login` failure record carries (TOTP and recovery codes). */
+/** The reason a refused factor change's `login` failure record carries (every factor). */
 export const FACTOR_CHANGE_PASSWORD_MISMATCH = 'factor_change_password_mismatch';
-/**
- * The reason WebAuthn's factor changes have always recorded for a wrong password: that of a login's
- * wrong password. Kept while operators' queries may count on it; docs/second-factors.md says so.
- */
-export const WEBAUTHN_FACTOR_CHANGE_PASSWORD_MISMATCH = 'bad_password';
 
 /**
  * Second factors belong to password users only: an SSO session's provider does its own second
@@ -44,8 +39,6 @@ export class FactorChangeAuthorisation {
     private readonly throttle: LoginThrottle,
     private readonly clock: Clock,
     private readonly events: LoginEvents,
-    /** What a wrong password's failure record and `loginFailed` event carry as their reason. */
-    private readonly mismatchReason: string = FACTOR_CHANGE_PASSWORD_MISMATCH,
   ) {}
 
   /** Resolves when the change may go on; throws MFA_NOT_APPLICABLE, TOO_MANY_ATTEMPTS or AUTHENTICATION_FAILED. */
@@ -67,12 +60,12 @@ export class FactorChangeAuthorisation {
           sessionHandle: current.session.handle,
           ...auditAccount(user),
         },
-        { occurredAt: this.clock.now(), event: 'login', reason: this.mismatchReason },
+        { occurredAt: this.clock.now(), event: 'login', reason: FACTOR_CHANGE_PASSWORD_MISMATCH },
         blocked,
       );
       this.events.loginFailed({
         method: 'password',
-        reason: this.mismatchReason,
+        reason: FACTOR_CHANGE_PASSWORD_MISMATCH,
         userId: user.userId,
         blocked,
       });

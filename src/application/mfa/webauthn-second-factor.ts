@@ -7,7 +7,6 @@ import { isDomainError } from '../../domain/shared/domain-error.js';
 import type { Random } from '../../domain/shared/random.port.js';
 import type { EndingRepositories, Store } from '../../domain/store.port.js';
 import type { LoginEvents } from '../login-events.js';
-import type { ClientInfo, LoginResult } from '../login-result.js';
 import type { AuthenticatedSession } from '../session-authenticator.js';
 import type { MfaLoginCompletion } from './mfa-login-completion.js';
 
