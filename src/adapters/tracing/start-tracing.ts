@@ -21,7 +21,16 @@ export async function startTracing(): Promise<{ shutdown(): Promise<void> }> {
       import('@opentelemetry/instrumentation-ioredis'),
       import('@opentelemetry/instrumentation-pino'),
     ]);
+  const { resources } = await import('@opentelemetry/sdk-node');
   const sdk: NodeSDK = new Sdk({
+    // The process detector's `process.command_args` would put a command's arguments (a username:
+    // `gatehouse user show ann`) in every export: the process is described without them.
+    resourceDetectors: [resources.envDetector, resources.hostDetector, resources.osDetector],
+    resource: resources.resourceFromAttributes({
+      'process.pid': process.pid,
+      'process.runtime.name': 'nodejs',
+      'process.runtime.version': process.versions.node,
+    }),
     instrumentations: [
       // No http instrumentation: the server span of each request is Gatehouse's own
       // (traced-http-core.ts), cheaper by far, and the provider calls carry the trace on
