@@ -18,7 +18,13 @@ export async function startTracingIfWanted(env: NodeJS.ProcessEnv = process.env)
 
 let tracingShutdown: (() => Promise<void>) | null = null;
 
-/** Sends the spans still queued; a no-op when tracing is off. */
-export async function flushTracing(): Promise<void> {
-  await tracingShutdown?.();
+/**
+ * Sends the spans still queued; a no-op when tracing is off. With `withinMs`, waits no longer than
+ * that for a collector that does not answer (what is not sent by then is dropped).
+ */
+export async function flushTracing(withinMs?: number): Promise<void> {
+  const shutdown = tracingShutdown?.();
+  if (!shutdown) return;
+  if (withinMs === undefined) return shutdown;
+  await Promise.race([shutdown, new Promise((resolve) => setTimeout(resolve, withinMs).unref())]);
 }

@@ -153,6 +153,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (status !== null) return status;
     }
 
+    // With an OTEL_* variable a command run here is traced as the service is (its use case, the
+    // store's calls): the SDK starts before the store's drivers load, and what it made is sent
+    // before the command answers. Otherwise nothing of OpenTelemetry is loaded.
+    const tracing = await import('../boot/tracing.js');
+    await tracing.startTracingIfWanted(io.env);
     // The service's container: the same use cases, and the sessions a command ends are logged as
     // the service logs its own (on standard error).
     const { openCommandParts } = await import('../boot/command-parts.js');
@@ -163,6 +168,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       await commandPlan.run(contextOver(parts, io), password, secrets);
     } finally {
       await parts.close();
+      // A collector that does not answer must not hold the command: a second, no more.
+      await tracing.flushTracing(1000);
     }
     return EXIT_OK;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { flushTracing, startTracingIfWanted } from '../boot/tracing.js';
+import { runCli } from './cli.js';
 
 /**
  * Entry point of the `gatehouse` command (bin/gatehouse.js, `npm run gatehouse -- ...`).
@@ -12,20 +12,12 @@ import { flushTracing, startTracingIfWanted } from '../boot/tracing.js';
 // docs/performance.md). The service's own process keeps the default.
 setFlagsFromString('--liftoff-only');
 
-// With an OTEL_* variable a command is traced as the service is (its administrative use case, the
-// store's calls): the SDK starts before the command's modules import the drivers, and its spans
-// are sent before the process ends. Otherwise nothing of OpenTelemetry is loaded.
-await startTracingIfWanted();
-const { runCli } = await import('./cli.js');
-
 const status = await runCli(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
 });
-// A collector that does not answer must not hold the command: its spans get a second, no more.
-await Promise.race([flushTracing(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
 process.exitCode = status;
 // Should a stray handle keep the process alive, it still ends; unref'd, this timer alone never does.
 setTimeout(() => process.exit(status), 5000).unref();
