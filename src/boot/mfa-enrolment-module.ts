@@ -23,12 +23,12 @@ import type { Store } from '../domain/store.port.js';
 import type { Config } from './config/config.js';
 import { TOKENS } from './tokens.js';
 
-/** What this module binds (its own tokens, beside TOKENS, so that modules merge without conflict). */
+/**
+ * Tokens only this module binds and takes (its own, beside TOKENS, so that modules merge without
+ * conflict). It binds TOKENS.FactorChangeAuthorisation too, which lives in TOKENS because
+ * webauthn-module.ts takes it as well.
+ */
 export const MFA_ENROLMENT_TOKENS = {
-  /** The password check before any factor change: TOTP, recovery codes, WebAuthn credentials. */
-  FactorChangeAuthorisation: Symbol.for(
-    'gatehouse.FactorChangeAuthorisation',
-  ) as ServiceIdentifier<FactorChangeAuthorisation>,
   /** A login-throttle whose refusals are reported as those of a login (the factor routes' budget is the account's). */
   FactorThrottle: Symbol.for('gatehouse.FactorThrottle') as ServiceIdentifier<LoginThrottle>,
   /** The enrolment routes, for the route table (http-module.ts). */
@@ -46,7 +46,7 @@ export const mfaEnrolmentModule = new ContainerModule(({ bind }) => {
       [TOKENS.Store, TOKENS.Config, TOKENS.LoginEvents],
     )
     .inSingletonScope();
-  bind(MFA_ENROLMENT_TOKENS.FactorChangeAuthorisation)
+  bind(TOKENS.FactorChangeAuthorisation)
     .toResolvedValue(
       (store: Store, hasher: PasswordHasher, throttle: LoginThrottle, clock: Clock, events: LoginEvents) =>
         new FactorChangeAuthorisation(store, hasher, throttle, clock, events),
@@ -111,7 +111,7 @@ export const mfaEnrolmentModule = new ContainerModule(({ bind }) => {
       [
         TOKENS.Store,
         TOKENS.Config,
-        MFA_ENROLMENT_TOKENS.FactorChangeAuthorisation,
+        TOKENS.FactorChangeAuthorisation,
         MFA_ENROLMENT_TOKENS.FactorThrottle,
         TOKENS.SessionEnding,
         TOKENS.MfaLoginCompletion,

@@ -14,6 +14,7 @@ import type { ImportUsers } from '../application/admin/import-users.js';
 import type { ChangePassword } from '../application/change-password.js';
 import type { LoginEvents, SessionCheckObserver } from '../application/login-events.js';
 import type { Logout } from '../application/logout.js';
+import type { FactorChangeAuthorisation } from '../application/mfa/factor-change-authorisation.js';
 import type { MfaLoginCompletion } from '../application/mfa/mfa-login-completion.js';
 import type { PasskeyLogin } from '../application/mfa/passkey-login.js';
 import type { SecondFactorVerification } from '../application/mfa/second-factor-verification.js';
@@ -70,6 +71,13 @@ export const TOKENS = {
   /** Null without a relying party id or origin: WebAuthn is then refused (MFA_NOT_CONFIGURED). */
   WebAuthnVerifier: Symbol.for('gatehouse.WebAuthnVerifier') as ServiceIdentifier<WebAuthnVerifier | null>,
   MfaLoginCompletion: Symbol.for('gatehouse.MfaLoginCompletion') as ServiceIdentifier<MfaLoginCompletion>,
+  /**
+   * The password check before any factor change: TOTP, recovery codes, WebAuthn credentials. Bound in
+   * mfa-enrolment-module.ts; taken there and by webauthn-module.ts, hence here.
+   */
+  FactorChangeAuthorisation: Symbol.for(
+    'gatehouse.FactorChangeAuthorisation',
+  ) as ServiceIdentifier<FactorChangeAuthorisation>,
   SecondFactorVerification: Symbol.for(
     'gatehouse.SecondFactorVerification',
   ) as ServiceIdentifier<SecondFactorVerification>,

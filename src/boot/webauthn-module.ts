@@ -16,7 +16,6 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { Store } from '../domain/store.port.js';
 import type { Config } from './config/config.js';
-import { MFA_ENROLMENT_TOKENS } from './mfa-enrolment-module.js';
 import { TOKENS } from './tokens.js';
 
 /**
@@ -51,7 +50,7 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
       [
         TOKENS.Store,
         TOKENS.Clock,
-        MFA_ENROLMENT_TOKENS.FactorChangeAuthorisation,
+        TOKENS.FactorChangeAuthorisation,
         TOKENS.WebAuthnVerifier,
         TOKENS.Random,
         TOKENS.SessionEnding,
@@ -64,7 +63,7 @@ export const webAuthnModule = new ContainerModule(({ bind }) => {
     .toResolvedValue(
       (authorisation: FactorChangeAuthorisation, ending: SessionEnding, clock: Clock) =>
         new WebAuthnCredentialRemoval({ authorisation, ending, clock }),
-      [MFA_ENROLMENT_TOKENS.FactorChangeAuthorisation, TOKENS.SessionEnding, TOKENS.Clock],
+      [TOKENS.FactorChangeAuthorisation, TOKENS.SessionEnding, TOKENS.Clock],
     )
     .inSingletonScope();
   bind(TOKENS.PasskeyLogin)
