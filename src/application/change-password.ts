@@ -114,7 +114,6 @@ export class ChangePassword {
         expiresAt: current.session.expiresAt,
         // A rotation changes the id, never what the session proved nor when (step-up holds as before).
         auth: { stage: 'full', amr: current.auth.amr, authTime: current.auth.authTime },
-        replacesEndedSession: true,
       });
       await repositories.audit.record(
         auditEvent({

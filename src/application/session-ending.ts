@@ -56,6 +56,34 @@ export class SessionEnder {
     return session;
   }
 
+  /**
+   * The session with this token hash, if it is `next`'s user's, and `next` stored in its place (in
+   * one operation where the store can: `capabilities.replace`); nothing written when there was none.
+   * Returns the ended one with its provider tokens, or null.
+   */
+  async replacedBy(
+    tokenHash: string,
+    next: StoredSession,
+    keepUntil: Date,
+    cause: EndingCause,
+  ): Promise<StoredSession | null> {
+    const { sessions } = this.repositories;
+    let ended: StoredSession | null;
+    if (sessions.capabilities.replace) {
+      ended = await sessions.capabilities.replace.replaceSession(tokenHash, next, keepUntil);
+    } else {
+      ended = await sessions.deleteByTokenHash(tokenHash);
+      if (ended && ended.userId !== next.userId) {
+        // Not the user's: ended all the same (the caller's cookie named it), but nothing replaces it.
+        await this.each([ended], cause);
+        return null;
+      }
+      if (ended) await sessions.create(next, keepUntil);
+    }
+    if (ended) await this.each([ended], cause);
+    return ended;
+  }
+
   /** The user's session with this handle; false when the user has none with it. */
   async byHandle(userId: string, handle: string, cause: EndingCause): Promise<boolean> {
     if (!(await this.repositories.sessions.deleteByHandle(userId, handle))) return false;

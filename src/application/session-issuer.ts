@@ -9,10 +9,11 @@ import {
   newSessionToken,
 } from '../domain/session/session-token.js';
 import type { Clock } from '../domain/shared/clock.port.js';
+import { DomainError } from '../domain/shared/domain-error.js';
 import type { Random } from '../domain/shared/random.port.js';
 import type { User } from '../domain/user/user.js';
 import type { ClientInfo, LoginResult } from './login-result.js';
-import type { SessionEnder } from './session-ending.js';
+import type { EndingCause, SessionEnder } from './session-ending.js';
 import type { SessionSettings } from './session-settings.js';
 
 const USER_AGENT_MAX = 512;
@@ -51,11 +52,12 @@ export class SessionIssuer {
        */
       auth?: Omit<SessionAuth, 'authTime'> & { authTime?: Date };
       /**
-       * The new session takes the place of one of the same user's that this unit just ended (a
-       * rotation, a finished second step): the user's count of sessions is what it was, so the
-       * per-user limit has nothing to end and is not asked (two statements fewer on SQL).
+       * The session (of the same user) the new one takes the place of: it ends by `cause` as the
+       * new one is stored (`SessionEnder.replacedBy`, one operation where the store can). The
+       * user's count of sessions stays as it was, so the per-user limit is not asked. When it is
+       * gone (a logout, a concurrent completion), NOT_AUTHENTICATED and nothing is issued.
        */
-      replacesEndedSession?: boolean;
+      replaces?: { tokenHash: string; cause: EndingCause };
     },
   ): Promise<LoginResult> {
     const { repositories } = end;
@@ -96,9 +98,15 @@ export class SessionIssuer {
       sso: input.sso ?? null,
       auth,
     };
-    await repositories.sessions.create(session, sessionKeepUntil(session, this.settings.idleTimeoutS));
-    // ASVS 7.1.2: at most SESSIONS_PER_USER_MAX live sessions; the least recently used ones end.
-    if (!input.replacesEndedSession) {
+    const keepUntil = sessionKeepUntil(session, this.settings.idleTimeoutS);
+    if (input.replaces) {
+      const { tokenHash, cause } = input.replaces;
+      if (!(await end.replacedBy(tokenHash, session, keepUntil, cause))) {
+        throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
+      }
+    } else {
+      await repositories.sessions.create(session, keepUntil);
+      // ASVS 7.1.2: at most SESSIONS_PER_USER_MAX live sessions; the least recently used ones end.
       await end.beyond(input.user, this.settings.perUserMax, { reason: 'session_limit' });
     }
     const user = isFirstLogin ? { ...input.user, firstLoginAt: now } : input.user;

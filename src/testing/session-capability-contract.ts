@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { StoredSession } from '../domain/session/session.js';
-import { withoutProviderTokens } from '../domain/session/session.js';
+import { sessionKeepUntil, withoutProviderTokens } from '../domain/session/session.js';
 import type { SessionStore } from '../domain/session/session-store.port.js';
 import {
   at,
@@ -120,6 +120,41 @@ export function sessionCapabilityTests(declares: readonly string[], suite: Sessi
       const after = contractSession(suite.bob);
       await suite.create(after);
       expect(await suite.found(after)).toEqual(after);
+    });
+  }
+
+  if (declares.includes('replace')) {
+    it("capability replace: ends the user's session and stores the next in its place, or neither", async () => {
+      const old = contractSession(suite.alice, {
+        method: 'sso',
+        sso: contractSsoData(),
+        auth: contractAuth({ stage: 'second_factor', amr: ['pwd'] }),
+      });
+      await suite.create(old);
+      const replace = suite.sessions.capabilities.replace!;
+      const next = contractSession(suite.alice, {
+        auth: contractAuth({ stage: 'full', amr: ['pwd', 'otp'] }),
+      });
+      const keepUntil = sessionKeepUntil(next, IDLE_S);
+      expect(await replace.replaceSession(old.tokenHash, next, keepUntil)).toEqual(old);
+      expect(await suite.found(old)).toBeNull();
+      expect(await suite.found(next)).toEqual(next);
+      expect((await suite.sessions.listForUser(suite.alice)).map((s) => s.tokenHash)).toEqual([
+        next.tokenHash,
+      ]);
+      // The old one is gone now: nothing is stored in its place, and one of two racing calls wins.
+      const again = contractSession(suite.alice);
+      expect(await replace.replaceSession(old.tokenHash, again, sessionKeepUntil(again, IDLE_S))).toBeNull();
+      expect(await suite.found(again)).toBeNull();
+      // Another user's session is not replaced, nor ended.
+      const bobs = contractSession(suite.bob);
+      await suite.create(bobs);
+      const intruder = contractSession(suite.alice);
+      expect(
+        await replace.replaceSession(bobs.tokenHash, intruder, sessionKeepUntil(intruder, IDLE_S)),
+      ).toBeNull();
+      expect(await suite.found(bobs)).toEqual(bobs);
+      expect(await suite.found(intruder)).toBeNull();
     });
   }
 

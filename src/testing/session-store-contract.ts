@@ -19,7 +19,13 @@ import { type SessionSuite, sessionCapabilityTests } from './session-capability-
 
 export type SessionCapability = keyof SessionStoreCapabilities;
 
-const SESSION_CAPABILITIES: readonly SessionCapability[] = ['purge', 'paging', 'endAll', 'lookupWithUser'];
+const SESSION_CAPABILITIES: readonly SessionCapability[] = [
+  'purge',
+  'paging',
+  'endAll',
+  'lookupWithUser',
+  'replace',
+];
 
 /** A store as the session suite gets it: empty, for one test. */
 export interface SessionStoreUnderTest {

@@ -4,7 +4,7 @@ import { at, declaredOf, restartContractClock, suiteName } from './contract-fixt
 
 export type ThrottleCapability = keyof ThrottleStoreCapabilities;
 
-const THROTTLE_CAPABILITIES: readonly ThrottleCapability[] = ['purge', 'settle'];
+const THROTTLE_CAPABILITIES: readonly ThrottleCapability[] = ['purge', 'settle', 'reserveEach'];
 
 export interface ThrottleStoreContractOptions {
   name: string;
@@ -100,6 +100,39 @@ export function throttleStoreContract(options: ThrottleStoreContractOptions): vo
         expect(await reserveAt('user:ivan', 10)).toEqual({ granted: false, retryAt: at(windowS) });
         for (let i = 0; i < 5; i++) await settle.resetAndRelease('user:nobody', 'user:heidi');
         expect(await reserveAt('user:heidi', 12)).toEqual({ granted: true, used: 1 });
+      });
+    }
+
+    if (declares.includes('reserveEach')) {
+      it('capability reserveEach: answers each budget as reserve alone would, in order, in one operation', async () => {
+        const each = throttle.capabilities.reserveEach!;
+        const budgets = [
+          { key: 'user:judy', limit: 2 },
+          { key: 'addr:192.0.2.9', limit: 3 },
+        ];
+        expect(await each.reserveEach(budgets, at(0), windowS)).toEqual([
+          { granted: true, used: 1 },
+          { granted: true, used: 1 },
+        ]);
+        expect(await each.reserveEach(budgets, at(1), windowS)).toEqual([
+          { granted: true, used: 2 },
+          { granted: true, used: 2 },
+        ]);
+        // The account's budget is spent: refused (nothing taken from it), the address's still taken.
+        expect(await each.reserveEach(budgets, at(2), windowS)).toEqual([
+          { granted: false, retryAt: at(windowS) },
+          { granted: true, used: 3 },
+        ]);
+        expect(await reserveAt('user:judy', 3, 2)).toEqual({ granted: false, retryAt: at(windowS) });
+        expect(await reserveAt('addr:192.0.2.9', 3)).toEqual({ granted: false, retryAt: at(windowS) });
+        // Once the window is over, each budget starts over, as with reserve.
+        expect(await each.reserveEach(budgets, at(windowS), windowS)).toEqual([
+          { granted: true, used: 1 },
+          { granted: true, used: 1 },
+        ]);
+        expect(await each.reserveEach([{ key: 'user:kim', limit: 1 }], at(0), windowS)).toEqual([
+          { granted: true, used: 1 },
+        ]);
       });
     }
 

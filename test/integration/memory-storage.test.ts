@@ -15,7 +15,7 @@ import { openTestStore, testMigrations, truncateAll } from '../support/databases
 // The in-memory stores (SESSION_STORE=memory) as the testing kit proves any store: no database.
 sessionStoreContract({
   name: 'memory',
-  declares: ['purge', 'endAll'],
+  declares: ['purge', 'endAll', 'replace'],
   open: async () => ({ sessions: new MemorySessionStore(systemClock) }),
 });
 throttleStoreContract({

@@ -32,7 +32,7 @@ forEachStore('SQL storage', (open, kind) => {
   // The session store alone, as the testing kit proves any store; its users exist (foreign key).
   sessionStoreContract({
     name: kind,
-    declares: ['purge', 'paging', 'endAll', 'lookupWithUser'],
+    declares: ['purge', 'paging', 'endAll', 'lookupWithUser', 'replace'],
     open: async () => {
       const { sessions, users } = await fresh();
       let made = 0;
@@ -42,7 +42,7 @@ forEachStore('SQL storage', (open, kind) => {
       };
     },
   });
-  throttleStoreContract({ name: kind, declares: ['purge', 'settle'], open: fresh });
+  throttleStoreContract({ name: kind, declares: ['purge', 'settle', 'reserveEach'], open: fresh });
   sessionLookupContract(fresh);
   providerSessionEndingContract(async () => {
     await truncateAll(client);

@@ -198,4 +198,39 @@ describe('LoginThrottle, what it gives back', () => {
     expect(settled).toHaveLength(1);
     expect(store.rows.has('user:bob')).toBe(false);
   });
+  it("uses a store's reserveEach capability for an attempt's budgets, giving back what a refusal took", async () => {
+    const store = new MemoryThrottleStore();
+    const batches: string[][] = [];
+    const reserving = Object.assign(Object.create(store) as MemoryThrottleStore, {
+      capabilities: {
+        reserveEach: {
+          reserveEach: async (
+            budgets: ReadonlyArray<{ key: string; limit: number }>,
+            now: Date,
+            windowS: number,
+          ) => {
+            batches.push(budgets.map((budget) => budget.key));
+            return Promise.all(budgets.map(({ key, limit }) => store.reserve(key, limit, now, windowS)));
+          },
+        },
+      },
+    });
+    const throttle = new LoginThrottle(reserving, { maxFailures: 2, windowS: 900 });
+    const keys = LoginThrottle.keys('ann', '10.0.0.1');
+    expect(throttle.failed(await throttle.reserve(keys, at(0)))).toEqual({ blocked: false });
+    // The second failure takes the account's last place: it blocks.
+    expect(throttle.failed(await throttle.reserve(keys, at(1)))).toEqual({ blocked: true });
+    expect(batches).toEqual([
+      ['user:ann', 'addr:10.0.0.1'],
+      ['user:ann', 'addr:10.0.0.1'],
+    ]);
+    // Refused by the account: the address's place, taken in the same operation, is given back.
+    expect((await refusal(throttle.reserve(keys, at(2)))).retryAfterS).toBe(898);
+    expect(store.released).toEqual(['addr:10.0.0.1']);
+    expect(store.rows.get('addr:10.0.0.1')?.used).toBe(2);
+    // One budget alone (no address) is a plain reserve.
+    await throttle.reserve(LoginThrottle.keys('bob', null), at(3));
+    expect(batches).toHaveLength(3);
+    expect(store.rows.get('user:bob')?.used).toBe(1);
+  });
 });

@@ -122,6 +122,32 @@ describe('opening the module SESSION_STORE_MODULE names', () => {
     );
   });
 
+  it('knows every optional capability of the ports, and checks the operation each declares', async () => {
+    const declared = await write(
+      'declared.mjs',
+      `${STORE}
+       sessions.capabilities = { replace: { replaceSession: async () => null }, endAll: { deleteAll: async () => 0 } };
+       throttle.capabilities = { settle: { resetAndRelease: async () => {} }, reserveEach: { reserveEach: async () => [] } };
+       export default () => ({ sessions, throttle, close: async () => {} });`,
+    );
+    await expect(openSessionStoreModule(declared, {}, folder)).resolves.toBeDefined();
+    const hollow = await write(
+      'hollow.mjs',
+      `${STORE}
+       sessions.capabilities = { replace: {} };
+       throttle.capabilities = { settle: {}, reserveEach: {}, batch: {} };
+       export default () => ({ sessions, throttle, close: async () => {} });`,
+    );
+    const error = await openSessionStoreModule(hollow, {}, folder).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe(
+      `SESSION_STORE_MODULE "${hollow}": its default export did not give a SessionSide: ` +
+        'sessions.capabilities.replace.replaceSession is not a function; ' +
+        'throttle.capabilities.settle.resetAndRelease is not a function; ' +
+        'throttle.capabilities.reserveEach.reserveEach is not a function; ' +
+        'throttle.capabilities.batch is no capability Gatehouse knows',
+    );
+  });
+
   it('names the variable when the module cannot be loaded or exports no function', async () => {
     const none = await openSessionStoreModule('./missing.mjs', {}, folder).catch((caught: unknown) => caught);
     expect((none as Error).message).toMatch(/^SESSION_STORE_MODULE "\.\/missing\.mjs": cannot be loaded \(/);

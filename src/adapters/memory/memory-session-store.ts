@@ -7,6 +7,7 @@ import {
 import type {
   EndAllSessions,
   SessionPurge,
+  SessionReplace,
   SessionStore,
   SessionStoreCapabilities,
 } from '../../domain/session/session-store.port.js';
@@ -30,8 +31,8 @@ function ssoKey(issuer: string, by: 'sid' | 'sub', value: string): string {
  * It owns expiry as the port asks: an entry past its `keepUntil` (by the injected clock) is
  * forgotten when met, and the purge it declares (cheap here) sweeps the rest.
  */
-export class MemorySessionStore implements SessionStore, SessionPurge, EndAllSessions {
-  readonly capabilities: SessionStoreCapabilities = { purge: this, endAll: this };
+export class MemorySessionStore implements SessionStore, SessionPurge, EndAllSessions, SessionReplace {
+  readonly capabilities: SessionStoreCapabilities = { purge: this, endAll: this, replace: this };
   private readonly byToken = new Map<string, Entry>();
   private readonly byUser = new Map<string, Set<string>>();
   private readonly bySso = new Map<string, Set<string>>();
@@ -68,6 +69,18 @@ export class MemorySessionStore implements SessionStore, SessionPurge, EndAllSes
     const entry = this.live(tokenHash);
     if (!entry) return null;
     this.forget(tokenHash);
+    return structuredClone(entry.session);
+  }
+
+  async replaceSession(
+    oldTokenHash: string,
+    next: StoredSession,
+    keepUntil: Date,
+  ): Promise<StoredSession | null> {
+    const entry = this.live(oldTokenHash);
+    if (!entry || entry.session.userId !== next.userId) return null;
+    this.forget(oldTokenHash);
+    await this.create(next, keepUntil);
     return structuredClone(entry.session);
   }
 

@@ -33,8 +33,13 @@ const SESSION_CAPABILITIES = {
   paging: 'listPage',
   endAll: 'deleteAll',
   lookupWithUser: 'findSessionWithUser',
+  replace: 'replaceSession',
 } as const;
-const THROTTLE_CAPABILITIES = { purge: 'purgeOlderThan' } as const;
+const THROTTLE_CAPABILITIES = {
+  purge: 'purgeOlderThan',
+  settle: 'resetAndRelease',
+  reserveEach: 'reserveEach',
+} as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

@@ -6,6 +6,7 @@ import type {
   SessionPage,
   SessionPaging,
   SessionPurge,
+  SessionReplace,
   SessionStore,
   SessionStoreCapabilities,
 } from '../../domain/session/session-store.port.js';
@@ -95,12 +96,44 @@ function storedSessionFromRow(row: StoredSessionRow): StoredSession {
   };
 }
 
+const INSERTED_COLUMNS = `token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
+  client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
+  sso_refresh_token, sso_provider, auth_stage, auth_methods, auth_time`;
+const INSERTED_PLACES = Array.from({ length: 19 }, (_, index) => `$${index + 1}`).join(',');
+
+/** A session's values in the order of `INSERTED_COLUMNS`. */
+function insertedValues(session: StoredSession): unknown[] {
+  return [
+    session.tokenHash,
+    session.handle,
+    session.userId,
+    session.method,
+    session.createdAt,
+    session.lastSeenAt,
+    session.expiresAt,
+    session.clientAddress,
+    session.userAgent,
+    session.sso?.issuer ?? null,
+    session.sso?.subject ?? null,
+    session.sso?.sid ?? null,
+    session.sso?.idToken ?? null,
+    session.sso?.accessTokenSealed ?? null,
+    session.sso?.refreshTokenSealed ?? null,
+    session.sso?.provider ?? null,
+    session.auth?.stage ?? null,
+    session.auth ? [...session.auth.amr] : null,
+    session.auth?.authTime ?? null,
+  ];
+}
+
 /**
  * Sessions in the `sessions` table. A table keeps rows until they are deleted, so this store
  * declares the purge (and ignores `keepUntil`); it declares keyset paging and "end all" too, which
  * SQL does in one statement each, and, when given the join, the lookup with the user.
  */
-export class SqlSessionStore implements SessionStore, SessionPurge, SessionPaging, EndAllSessions {
+export class SqlSessionStore
+  implements SessionStore, SessionPurge, SessionPaging, EndAllSessions, SessionReplace
+{
   readonly capabilities: SessionStoreCapabilities;
 
   constructor(
@@ -112,6 +145,7 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
       purge: this,
       paging: this,
       endAll: this,
+      replace: this,
       ...(lookupWithUser ? { lookupWithUser } : {}),
     };
   }
@@ -119,33 +153,31 @@ export class SqlSessionStore implements SessionStore, SessionPurge, SessionPagin
   /** The row stays until deleted (the purge reclaims timed-out ones): `keepUntil` is not needed. */
   async create(session: StoredSession, _keepUntil?: Date): Promise<void> {
     await this.sql.query(
-      `INSERT INTO sessions (token_hash, handle, user_id, method, created_at, last_seen_at, expires_at,
-         client_address, user_agent, sso_issuer, sso_subject, sso_sid, sso_id_token, sso_access_token,
-         sso_refresh_token, sso_provider, auth_stage, auth_methods, auth_time)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
-      [
-        session.tokenHash,
-        session.handle,
-        session.userId,
-        session.method,
-        session.createdAt,
-        session.lastSeenAt,
-        session.expiresAt,
-        session.clientAddress,
-        session.userAgent,
-        session.sso?.issuer ?? null,
-        session.sso?.subject ?? null,
-        session.sso?.sid ?? null,
-        session.sso?.idToken ?? null,
-        session.sso?.accessTokenSealed ?? null,
-        session.sso?.refreshTokenSealed ?? null,
-        session.sso?.provider ?? null,
-        session.auth?.stage ?? null,
-        session.auth ? [...session.auth.amr] : null,
-        session.auth?.authTime ?? null,
-      ],
+      `INSERT INTO sessions (${INSERTED_COLUMNS}) VALUES (${INSERTED_PLACES})`,
+      insertedValues(session),
       'session_create',
     );
+  }
+
+  /**
+   * One statement: the DELETE's row feeds the INSERT, so the new row is written only when the old
+   * one was there and the user's; both happen or neither, and the user's count stays as it was.
+   */
+  async replaceSession(
+    oldTokenHash: string,
+    next: StoredSession,
+    _keepUntil?: Date,
+  ): Promise<StoredSession | null> {
+    const { rows } = await this.sql.query<StoredSessionRow>(
+      `WITH gone AS (
+         DELETE FROM sessions s WHERE s.token_hash = $20 AND s.user_id = $3
+         RETURNING ${SESSION_COLUMNS}, ${PROVIDER_TOKEN_COLUMNS}),
+       made AS (INSERT INTO sessions (${INSERTED_COLUMNS}) SELECT ${INSERTED_PLACES} FROM gone)
+       SELECT * FROM gone`,
+      [...insertedValues(next), oldTokenHash],
+      'session_replace',
+    );
+    return rows[0] ? storedSessionFromRow(rows[0]) : null;
   }
 
   async findByTokenHash(tokenHash: string): Promise<SessionRecord | null> {

@@ -1,6 +1,7 @@
 import type {
   ThrottlePurge,
   ThrottleReservation,
+  ThrottleReserveEach,
   ThrottleSettle,
   ThrottleStore,
   ThrottleStoreCapabilities,
@@ -11,12 +12,13 @@ import type { SqlExecutor } from './sql-client.js';
  * `login_throttle.failures` counts the attempts taken in the window that began at `window_start`
  * (a reservation is counted before the password is checked; a success gives it back).
  */
-export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleSettle {
+export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleSettle, ThrottleReserveEach {
   /**
    * Rows stay until deleted: the purge deletes the ones whose window is over. Two keys are two
-   * rows of one table, so a success's two writes are one statement.
+   * rows of one table, so an attempt's two reservations are one statement, and so are a success's
+   * two writes.
    */
-  readonly capabilities: ThrottleStoreCapabilities = { purge: this, settle: this };
+  readonly capabilities: ThrottleStoreCapabilities = { purge: this, settle: this, reserveEach: this };
 
   constructor(private readonly sql: SqlExecutor) {}
 
@@ -49,6 +51,47 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
     // concurrent attempt inserted just before: then the window is read again, in a new snapshot.
     const windowStart = row?.window_start ?? (await this.windowStart(key)) ?? now;
     return { granted: false, retryAt: new Date(windowStart.getTime() + windowS * 1000) };
+  }
+
+  /**
+   * `reserve`'s upsert for every key at once, rows taken in the order given (every caller gives the
+   * account's key first, so two statements never wait on each other's rows in a cycle). A refused
+   * key's window comes from the statement's snapshot, or is read again as `reserve` does.
+   */
+  async reserveEach(
+    budgets: ReadonlyArray<{ key: string; limit: number }>,
+    now: Date,
+    windowS: number,
+  ): Promise<ThrottleReservation[]> {
+    const windowOverBefore = new Date(now.getTime() - windowS * 1000);
+    const { rows } = await this.sql.query<{ used: number | null; window_start: Date | null }>(
+      `WITH wanted AS (
+         SELECT * FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS w(key, budget, place)),
+       taken AS (
+         INSERT INTO login_throttle AS t (key, failures, window_start, updated_at)
+         SELECT key, 1, $3, $3 FROM wanted ORDER BY place
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN t.window_start <= $4 THEN 1 ELSE t.failures + 1 END,
+           window_start = CASE WHEN t.window_start <= $4 THEN $3 ELSE t.window_start END,
+           updated_at = $3
+         WHERE t.window_start <= $4 OR t.failures < (SELECT w.budget FROM wanted w WHERE w.key = t.key)
+         RETURNING key, failures, window_start)
+       SELECT taken.failures AS used, COALESCE(taken.window_start, kept.window_start) AS window_start
+         FROM wanted w
+         LEFT JOIN taken ON taken.key = w.key
+         LEFT JOIN login_throttle kept ON kept.key = w.key
+        ORDER BY w.place`,
+      [budgets.map((budget) => budget.key), budgets.map((budget) => budget.limit), now, windowOverBefore],
+      'throttle_reserve_each',
+    );
+    return Promise.all(
+      budgets.map(async ({ key }, index): Promise<ThrottleReservation> => {
+        const row = rows[index];
+        if (row?.used != null) return { granted: true, used: row.used };
+        const windowStart = row?.window_start ?? (await this.windowStart(key)) ?? now;
+        return { granted: false, retryAt: new Date(windowStart.getTime() + windowS * 1000) };
+      }),
+    );
   }
 
   private async windowStart(key: string): Promise<Date | null> {

@@ -103,8 +103,8 @@ export class ConfirmTotpEnrolment {
     };
 
     if (current.auth.stage === 'enrolment') {
-      // The pending session ends inside the completion, before this runs: excepting it ends no
-      // one, and the new full session is issued after.
+      // The completion replaces the pending session after this runs: excepted here, it is still
+      // there to be replaced by the new full session.
       const login = await this.completion.complete(current, 'totp', input.client, (_, end) =>
         inUnit(end, current.tokenHash),
       );

@@ -1,7 +1,6 @@
 import { auditAccount, auditEvent } from '../../domain/audit/audit-event.js';
 import type { MfaMethod } from '../../domain/mfa/mfa-factor.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError } from '../../domain/shared/domain-error.js';
 import type { EndingRepositories } from '../../domain/store.port.js';
 import type { LoginEvents } from '../login-events.js';
 import type { ClientInfo, LoginResult } from '../login-result.js';
@@ -31,11 +30,11 @@ export class MfaLoginCompletion {
   ) {}
 
   /**
-   * `alsoInUnit` runs in the same unit of work, before the new session is issued (the enrolment
-   * that a required-enrolment login confirms, say; `end` lets it end the user's other sessions,
-   * as adding a factor does). The pending session must still exist when the
-   * unit ends it: of two requests that both proved a factor, one gets the login, the other
-   * NOT_AUTHENTICATED; a password change or a logout in between ended it too.
+   * `alsoInUnit` runs in the same unit of work, before the pending session is replaced (the factor
+   * write that accepts the proof; the enrolment that a required-enrolment login confirms, whose
+   * `end` of the user's other sessions excepts the pending one). The pending session must still
+   * exist when the unit replaces it: of two requests that both proved a factor, one gets the login,
+   * the other is refused; a password change or a logout in between ended it too.
    */
   async complete(
     pending: AuthenticatedSession,
@@ -46,23 +45,21 @@ export class MfaLoginCompletion {
     const { user } = pending;
     const amr = [...new Set([...pending.auth.amr, SECOND_FACTOR_AMR[method]])];
     const result = await this.ending.unit(async (repositories, end) => {
+      // Before the pending session is replaced, so that a write refused here (a code spent by a
+      // racing request) leaves the pending session as it was on a store outside the transaction.
+      await alsoInUnit?.(repositories, end);
       // The `mfa_verified` record below names the session that takes the pending one's place, so
       // the pending session's end needs no record of its own (it is counted all the same).
-      const ended = await end.one(pending.tokenHash, {
-        reason: 'mfa_completed',
-        user,
-        clientAddress: client.clientAddress,
-        audited: false,
-      });
-      if (!ended) throw new DomainError('NOT_AUTHENTICATED', 'No valid session. Log in first.');
-      await alsoInUnit?.(repositories, end);
       const issued = await this.issuer.issue(end, {
         user,
         method: 'password',
         presentedTokens: [],
         client,
         auth: { stage: 'full', amr },
-        replacesEndedSession: true,
+        replaces: {
+          tokenHash: pending.tokenHash,
+          cause: { reason: 'mfa_completed', user, clientAddress: client.clientAddress, audited: false },
+        },
       });
       await repositories.audit.record(
         auditEvent({

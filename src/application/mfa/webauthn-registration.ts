@@ -128,8 +128,8 @@ export class WebAuthnRegistration {
 
     if (current.auth.stage === 'enrolment') {
       // The factor a required enrolment asked for: the login is finished with a new session id.
-      // The pending session ends inside the completion, before this runs: excepting it ends no
-      // one, and the new full session is issued after.
+      // The completion replaces the pending session after this runs: excepted here, it is still
+      // there to be replaced by the new full session.
       const login = await this.deps.completion.complete(current, 'webauthn', input.client, (_, end) =>
         addInUnit(end),
       );

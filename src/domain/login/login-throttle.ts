@@ -83,9 +83,26 @@ export class LoginThrottle {
    * seconds to wait) when one is spent, after giving back the places already taken.
    */
   async reserve(keys: ThrottleKeys, now: Date): Promise<ThrottleTicket> {
+    const budgets = this.budgets(keys);
+    const each = this.store.capabilities.reserveEach;
+    if (each && budgets.length > 1) {
+      const answers = await each.reserveEach(
+        budgets.map(([key, limit]) => ({ key, limit })),
+        now,
+        this.settings.windowS,
+      );
+      const refused = answers.find((answer) => !answer.granted);
+      if (refused && !refused.granted) {
+        const taken = budgets.filter((_, index) => answers[index]?.granted).map(([key]) => key);
+        await Promise.all(taken.map((place) => this.store.release(place)));
+        throw tooManyAttempts(refused.retryAt, now);
+      }
+      const lastPlace = answers.some((answer, index) => answer.granted && answer.used >= budgets[index]![1]);
+      return { keys, lastPlace };
+    }
     const taken: string[] = [];
     let lastPlace = false;
-    for (const [key, limit] of this.budgets(keys)) {
+    for (const [key, limit] of budgets) {
       const reservation = await this.store.reserve(key, limit, now, this.settings.windowS);
       if (!reservation.granted) {
         await Promise.all(taken.map((place) => this.store.release(place)));

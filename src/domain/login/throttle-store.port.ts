@@ -40,6 +40,24 @@ export interface ThrottleStoreCapabilities {
    * leaves it out; one that can (a table) saves a round trip on every login.
    */
   settle?: ThrottleSettle;
+  /**
+   * An attempt's reservations in all its budgets (the account's and the address's) as one
+   * operation. Without it: `reserve` on each, one after the other. A store that shards keys leaves
+   * it out, as for `settle`; a table saves a round trip on every login and second step.
+   */
+  reserveEach?: ThrottleReserveEach;
+}
+
+export interface ThrottleReserveEach {
+  /**
+   * What `reserve` answers for each budget, in their order, each exactly as `reserve` alone would:
+   * a budget's refusal takes nothing from it and does not stop the others' reservations.
+   */
+  reserveEach(
+    budgets: ReadonlyArray<{ key: string; limit: number }>,
+    now: Date,
+    windowS: number,
+  ): Promise<ThrottleReservation[]>;
 }
 
 export interface ThrottleSettle {

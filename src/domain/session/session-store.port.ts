@@ -77,6 +77,11 @@ export interface SessionStoreCapabilities extends KeepingCapabilities {
    * ends each user's sessions in turn (`deleteAllForUser`), user by user from the user store.
    */
   endAll?: EndAllSessions;
+  /**
+   * A session ends and another of the same user takes its place, in one operation (a finished
+   * second step, a password change's rotation). Without it: `deleteByTokenHash`, then `create`.
+   */
+  replace?: SessionReplace;
 }
 
 /** The capabilities a plain unit of work may use: all but "end all". */
@@ -116,6 +121,15 @@ export interface SessionPage {
 export interface SessionPaging {
   /** One page of the user's sessions, newest first by (created_at, handle). At most `limit`. */
   listPage(userId: string, page: SessionPage): Promise<SessionRecord[]>;
+}
+
+export interface SessionReplace {
+  /**
+   * Deletes the session with `oldTokenHash` when it is `next`'s user's, and stores `next` (as
+   * `create` does) only then; returns the deleted one with its provider tokens, or null when there
+   * was none of that user (nothing written). Of two concurrent calls for one old session, one wins.
+   */
+  replaceSession(oldTokenHash: string, next: StoredSession, keepUntil: Date): Promise<StoredSession | null>;
 }
 
 export interface EndAllSessions {
