@@ -54,8 +54,8 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
   }
 
   /**
-   * `reserve`'s upsert for every key at once, rows taken in the order given (every caller gives the
-   * account's key first, so two statements never wait on each other's rows in a cycle). A refused
+   * `reserve`'s upsert for every key at once. The rows are taken in key order, as `resetAndRelease`
+   * takes them, so that no two statements wait on each other's rows in a cycle. A refused
    * key's window comes from the statement's snapshot, or is read again as `reserve` does.
    */
   async reserveEach(
@@ -69,7 +69,7 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
          SELECT * FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS w(key, budget, place)),
        taken AS (
          INSERT INTO login_throttle AS t (key, failures, window_start, updated_at)
-         SELECT key, 1, $3, $3 FROM wanted ORDER BY place
+         SELECT key, 1, $3, $3 FROM wanted ORDER BY key
          ON CONFLICT (key) DO UPDATE SET
            failures = CASE WHEN t.window_start <= $4 THEN 1 ELSE t.failures + 1 END,
            window_start = CASE WHEN t.window_start <= $4 THEN $3 ELSE t.window_start END,
@@ -115,10 +115,19 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
     await this.sql.query('DELETE FROM login_throttle WHERE key = $1', [key], 'throttle_reset');
   }
 
+  /**
+   * The two rows are locked first, in key order, as `reserveEach` takes them: inside a login's
+   * transaction, which holds them until it commits, any other order could wait on a reservation
+   * that waits on it (a deadlock PostgreSQL breaks by failing one of them).
+   */
   async resetAndRelease(forget: string, giveBack: string): Promise<void> {
     await this.sql.query(
-      `WITH forgotten AS (DELETE FROM login_throttle WHERE key = $1)
-       UPDATE login_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $2`,
+      `WITH locked AS (
+         SELECT key FROM login_throttle WHERE key IN ($1, $2) ORDER BY key FOR UPDATE),
+       forgotten AS (
+         DELETE FROM login_throttle t USING locked WHERE t.key = $1 AND locked.key = t.key)
+       UPDATE login_throttle t SET failures = GREATEST(t.failures - 1, 0)
+         FROM locked WHERE t.key = $2 AND locked.key = t.key`,
       [forget, giveBack],
       'throttle_settle',
     );
