@@ -382,6 +382,7 @@ async function runStore(
     const twoStep = await measured(pid, () =>
       twoStepLogin({
         baseUrl,
+        serverPid: pid,
         totpUsers: options.totpUsers,
         passwordUsers: options.users,
         connections: options.loginConnections,
@@ -391,7 +392,10 @@ async function runStore(
     );
     log(
       `[${kind}]   ${twoStep.two_step.logins_per_s} two-step vs ${twoStep.one_step.logins_per_s} one-step logins/s ` +
-        `(${twoStep.two_step_vs_one_step}x, ${twoStep.two_step.waits} waits)`,
+        `(${twoStep.two_step_vs_one_step}x, ${twoStep.two_step.waits} waits); machine CPU per login ` +
+        `${twoStep.two_step.machine_cpu_ms_per_login} vs ${twoStep.one_step.machine_cpu_ms_per_login} ms ` +
+        `(${twoStep.cpu_two_step_vs_one_step}x), cores busy ${twoStep.two_step.machine_cpu_pct} vs ` +
+        `${twoStep.one_step.machine_cpu_pct} %`,
     );
 
     log(`[${kind}] sso_login`);

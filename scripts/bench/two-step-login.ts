@@ -21,6 +21,7 @@ import {
   request,
   sessionCookieFrom,
 } from './load.js';
+import { ResourceSampler } from './proc.js';
 import { BENCH_PASSWORD, passwordUser, totpUser } from './seed.js';
 import { type LatencySummary, ratio, round, Samples } from './stats.js';
 
@@ -47,6 +48,13 @@ export interface LoginRate {
   errors: number;
   logins_per_s: number;
   latency_ms: LatencySummary;
+  /**
+   * CPU time of the whole machine's part in it (service, PostgreSQL, load generator) per login,
+   * ms, and those parts' use of the cores while it ran (200 = both of 2 cores busy): a rate
+   * below its neighbour's at equal CPU per login is a load that did not keep the machine busy.
+   */
+  machine_cpu_ms_per_login: number | null;
+  machine_cpu_pct: number | null;
 }
 
 export interface TwoStepLoginReport {
@@ -57,6 +65,8 @@ export interface TwoStepLoginReport {
   one_step: LoginRate;
   two_step: LoginRate & { waits: number };
   two_step_vs_one_step: number | null;
+  /** One-step machine CPU per login over the two-step's: the ratio a CPU-bound machine would show. */
+  cpu_two_step_vs_one_step: number | null;
   /** Issue 28: the second step costs next to nothing beside argon2 (null when a lane waited). */
   floor: number;
   at_least_floor: boolean | null;
@@ -109,18 +119,31 @@ class Rate {
   logins = 0;
   errors = 0;
   elapsedMs = 0;
+  /** Machine CPU seconds while this variant ran (null where /proc cannot tell). */
+  cpuS: number | null = 0;
   summary(): LoginRate {
+    const cpuMs = this.cpuS === null ? null : this.cpuS * 1000;
     return {
       logins: this.logins,
       errors: this.errors,
       logins_per_s: round(this.logins / (this.elapsedMs / 1000), 1),
       latency_ms: this.latencies.summary(),
+      machine_cpu_ms_per_login: cpuMs === null || this.logins === 0 ? null : round(cpuMs / this.logins, 2),
+      machine_cpu_pct: cpuMs === null ? null : round((cpuMs / this.elapsedMs) * 100, 1),
     };
   }
 }
 
 /** `connections` lanes doing `one()` until the time is up, added to `rate`. */
-async function drive(rate: Rate, connections: number, durationMs: number, one: () => Promise<boolean>) {
+async function drive(
+  rate: Rate,
+  serverPid: number | undefined,
+  connections: number,
+  durationMs: number,
+  one: () => Promise<boolean>,
+) {
+  const sampler = serverPid === undefined ? null : new ResourceSampler(serverPid, 1000);
+  sampler?.start();
   const started = performance.now();
   const until = started + durationMs;
   await Promise.all(
@@ -134,11 +157,19 @@ async function drive(rate: Rate, connections: number, durationMs: number, one: (
       }
     }),
   );
-  rate.elapsedMs += performance.now() - started;
+  const elapsedMs = performance.now() - started;
+  rate.elapsedMs += elapsedMs;
+  const use = sampler?.stop();
+  if (!use || use.cpu_pct === null || use.postgres_cpu_pct === null || rate.cpuS === null) rate.cpuS = null;
+  else
+    rate.cpuS +=
+      ((use.cpu_pct + use.postgres_cpu_pct + use.load_generator_cpu_pct) / 100) * (elapsedMs / 1000);
 }
 
 export async function twoStepLogin(options: {
   baseUrl: string;
+  /** The service's process, whose CPU (and PostgreSQL's) each variant's figure counts. */
+  serverPid?: number;
   totpUsers: number;
   passwordUsers: number;
   connections: number;
@@ -172,7 +203,7 @@ export async function twoStepLogin(options: {
     };
     const sliceMs = (options.durationS * 1000) / options.rounds;
     for (let round = 0; round < options.rounds; round++) {
-      await drive(oneStep, options.connections, sliceMs, async () => {
+      await drive(oneStep, options.serverPid, options.connections, sliceMs, async () => {
         const username = passwordUser(nextPassword++ % options.passwordUsers);
         const answer = await request(
           agent,
@@ -181,7 +212,7 @@ export async function twoStepLogin(options: {
         );
         return answer.status === 200;
       });
-      await drive(twoStep, options.connections, sliceMs, async () => {
+      await drive(twoStep, options.serverPid, options.connections, sliceMs, async () => {
         const taken = takeTotpUser();
         if (!taken) {
           waits++;
@@ -204,15 +235,21 @@ export async function twoStepLogin(options: {
       });
     }
     const two = twoStep.summary();
-    const share = ratio(two.logins_per_s, oneStep.summary().logins_per_s);
+    const one = oneStep.summary();
+    const share = ratio(two.logins_per_s, one.logins_per_s);
+    const cpuShare =
+      one.machine_cpu_ms_per_login && two.machine_cpu_ms_per_login
+        ? ratio(one.machine_cpu_ms_per_login, two.machine_cpu_ms_per_login)
+        : null;
     return {
       totp_users: users.length,
       enrol_s: enrolS,
       connections: options.connections,
       rounds: options.rounds,
-      one_step: oneStep.summary(),
+      one_step: one,
       two_step: { ...two, errors: two.errors - waits, waits },
       two_step_vs_one_step: share,
+      cpu_two_step_vs_one_step: cpuShare,
       floor: 0.9,
       // A lane that waited for a usable code measured the shortage of users, not the login: no verdict.
       at_least_floor: share === null || waits > 0 ? null : share >= 0.9,

@@ -79,6 +79,10 @@ describe('benchmark (smoke run, no thresholds)', () => {
       expect(phases.two_step_login.one_step.logins).toBeGreaterThan(0);
       expect(phases.two_step_login.one_step.errors).toBe(0);
       expect(report.ratios[store]?.two_step_login_vs_one_step).toBeGreaterThan(0);
+      // Each variant's own CPU per login, so a rate can be told from a load that left the cores idle.
+      expect(phases.two_step_login.two_step.machine_cpu_ms_per_login).toBeGreaterThan(0);
+      expect(phases.two_step_login.one_step.machine_cpu_pct).toBeGreaterThan(0);
+      expect(phases.two_step_login.cpu_two_step_vs_one_step).toBeGreaterThan(0);
       expect(phases.sso_login.sequential.logins).toBeGreaterThan(0);
       expect(phases.sso_login.sequential.failures).toBe(0);
       expect(phases.sso_login.concurrent.logins).toBeGreaterThan(0);
