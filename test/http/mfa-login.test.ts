@@ -213,6 +213,10 @@ for (const store of ['pglite', 'postgres', 'redis', 'fastify', 'memory'] as cons
         401,
         'MFA_INVALID',
       );
+      // Refused before the pending session is replaced, on every store (Redis and memory sessions
+      // are outside the unit's transaction): the same pending session finishes with another factor.
+      const totp = codeAt(server, secrets.get('dan')!, 1);
+      expect((await second.client.post('/api/v1/mfa/verify/', { totp })).status).toBe(200);
       const events = await server.store.audit.listForUser('u-dan', { limit: 1000 });
       expect(events.filter((event) => event.event === 'recovery_code_used')).toHaveLength(1);
       expect(events.map((event) => [event.event, event.outcome, event.reason])).toEqual(

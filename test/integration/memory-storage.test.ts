@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memorySessionSide } from '../../src/adapters/memory/memory-session-side.js';
 import { MemorySessionStore } from '../../src/adapters/memory/memory-session-store.js';
 import { MemoryThrottleStore } from '../../src/adapters/memory/memory-throttle-store.js';
@@ -7,6 +7,7 @@ import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { SqlUserLookup } from '../../src/adapters/sql/sql-user-lookup.js';
 import { SplitStore } from '../../src/adapters/stores/split-store.js';
 import { systemClock } from '../../src/domain/shared/clock.port.js';
+import { contractSession } from '../../src/testing/contract-fixtures.js';
 import { sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';
@@ -46,4 +47,26 @@ describe('memory sessions beside the database [memory]', () => {
   };
   sessionLookupContract(fresh);
   providerSessionEndingContract(fresh);
+
+  it('takes back the sessions a failed unit stored, made by create or by replace', async () => {
+    const store = await fresh();
+    const keepUntil = new Date(Date.now() + 3_600_000);
+    const old = contractSession('u-split');
+    await store.sessions.create(old, keepUntil);
+    const made = contractSession('u-split');
+    const next = contractSession('u-split');
+    await expect(
+      store.transaction(async (repositories) => {
+        await repositories.sessions.create(made, keepUntil);
+        expect(
+          await repositories.sessions.capabilities.replace!.replaceSession(old.tokenHash, next, keepUntil),
+        ).toEqual(old);
+        throw new Error('the unit fails');
+      }),
+    ).rejects.toThrow('the unit fails');
+    // Neither token was handed out: neither session stays (the replaced one stays ended, as a
+    // session ended in a failed unit does where sessions live outside the database).
+    expect(await store.sessions.findByTokenHash(made.tokenHash)).toBeNull();
+    expect(await store.sessions.findByTokenHash(next.tokenHash)).toBeNull();
+  });
 });

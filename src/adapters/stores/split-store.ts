@@ -93,7 +93,10 @@ export class SplitStore implements EndingStore {
   }
 }
 
-/** The session repository, noting the token hash of every session created through it. */
+/**
+ * The session repository, noting the token hash of every session stored through it: by `create`,
+ * and by the `replace` capability, which stores one too.
+ */
 function recordingCreates(sessions: SessionStore, created: string[]): SessionStore {
   return new Proxy(sessions, {
     get(target, property, receiver) {
@@ -101,6 +104,18 @@ function recordingCreates(sessions: SessionStore, created: string[]): SessionSto
         return async (session: StoredSession, keepUntil: Date) => {
           created.push(session.tokenHash);
           await target.create(session, keepUntil);
+        };
+      }
+      if (property === 'capabilities' && target.capabilities.replace) {
+        const { replace } = target.capabilities;
+        return {
+          ...target.capabilities,
+          replace: {
+            replaceSession: (oldTokenHash: string, next: StoredSession, keepUntil: Date) => {
+              created.push(next.tokenHash);
+              return replace.replaceSession(oldTokenHash, next, keepUntil);
+            },
+          },
         };
       }
       const value = Reflect.get(target, property, receiver);
