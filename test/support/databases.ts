@@ -63,7 +63,8 @@ export type ServiceStoreKind = keyof typeof TARGETS;
  * transport and not the runtime, stay with the first run. The suites about HTTP alone still run on
  * both transports (TRANSPORT_TARGETS), and the stores' contract suites on every store.
  */
-const LEAN = process.env.GATEHOUSE_TEST_MATRIX === 'lean';
+export const LEAN_MATRIX = process.env.GATEHOUSE_TEST_MATRIX === 'lean';
+const LEAN = LEAN_MATRIX;
 /** The PostgreSQL suites run only when TEST_DATABASE_URL is set (CI sets it). */
 export const pgEnabled = Boolean(process.env.TEST_DATABASE_URL);
 /**
