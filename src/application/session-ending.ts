@@ -58,7 +58,8 @@ export class SessionEnder {
 
   /**
    * The session with this token hash, if it is `next`'s user's, and `next` stored in its place (in
-   * one operation where the store can: `capabilities.replace`); nothing written when there was none.
+   * one operation where the store can: `capabilities.replace`). Nothing is ended nor written when
+   * there was none, or when it is another user's: that session is left as it was, on every store.
    * Returns the ended one with its provider tokens, or null.
    */
   async replacedBy(
@@ -67,20 +68,31 @@ export class SessionEnder {
     keepUntil: Date,
     cause: EndingCause,
   ): Promise<StoredSession | null> {
-    const { sessions } = this.repositories;
-    let ended: StoredSession | null;
-    if (sessions.capabilities.replace) {
-      ended = await sessions.capabilities.replace.replaceSession(tokenHash, next, keepUntil);
-    } else {
-      ended = await sessions.deleteByTokenHash(tokenHash);
-      if (ended && ended.userId !== next.userId) {
-        // Not the user's: ended all the same (the caller's cookie named it), but nothing replaces it.
-        await this.each([ended], cause);
-        return null;
-      }
-      if (ended) await sessions.create(next, keepUntil);
-    }
+    const { replace } = this.repositories.sessions.capabilities;
+    const ended = replace
+      ? await replace.replaceSession(tokenHash, next, keepUntil)
+      : await this.replacedInTurn(tokenHash, next, keepUntil);
     if (ended) await this.each([ended], cause);
+    return ended;
+  }
+
+  /**
+   * `replacedBy` without the capability: the session is read first, and deleted only when it is
+   * `next`'s user's. The read and the delete are two operations, which is safe: a token hash names
+   * one session for good (a random token, a user that never changes), so between them the session
+   * can only end (a logout, a concurrent replacement), never become another user's; then the
+   * delete finds nothing and nothing is written (of two concurrent replacements, one wins).
+   */
+  private async replacedInTurn(
+    tokenHash: string,
+    next: StoredSession,
+    keepUntil: Date,
+  ): Promise<StoredSession | null> {
+    const { sessions } = this.repositories;
+    const found = await sessions.findByTokenHash(tokenHash);
+    if (found?.userId !== next.userId) return null;
+    const ended = await sessions.deleteByTokenHash(tokenHash);
+    if (ended) await sessions.create(next, keepUntil);
     return ended;
   }
 

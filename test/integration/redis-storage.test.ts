@@ -6,6 +6,7 @@ import { sessionKeepUntil } from '../../src/domain/session/session.js';
 import { contractSession, sessionStoreContract, throttleStoreContract } from '../../src/testing/stores.js';
 import { providerSessionEndingContract } from '../contract/provider-session-ending.contract.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';
+import { sessionReplacementContract } from '../contract/session-replacement.contract.js';
 import { openTestStore } from '../support/databases.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { freshRedisSplitStores } from '../support/redis-stores.js';
@@ -42,6 +43,8 @@ describe('Redis storage [redis]', () => {
   // With the users on the database: the split the service runs.
   sessionLookupContract(fresh);
   providerSessionEndingContract(fresh);
+  // Redis has no `replace`: the fallback, on a real store.
+  sessionReplacementContract(fresh);
 
   it('keeps every key under the prefix, and gives each session key a time to live', async () => {
     const store = await fresh();

@@ -8,6 +8,7 @@ import { providerSessionEndingContract } from '../contract/provider-session-endi
 import { seenLogoutTokensContract } from '../contract/seen-logout-tokens.contract.js';
 import { serviceSecretsContract } from '../contract/service-secrets.contract.js';
 import { sessionLookupContract } from '../contract/session-lookup.contract.js';
+import { sessionReplacementContract } from '../contract/session-replacement.contract.js';
 import { newUser, T0, userRepositoryContract } from '../contract/user-repository.contract.js';
 import { forEachStore, repositories, testMigrations, truncateAll } from '../support/databases.js';
 
@@ -44,10 +45,12 @@ forEachStore('SQL storage', (open, kind) => {
   });
   throttleStoreContract({ name: kind, declares: ['purge', 'settle', 'reserveEach'], open: fresh });
   sessionLookupContract(fresh);
-  providerSessionEndingContract(async () => {
+  const freshStore = async () => {
     await truncateAll(client);
     return Object.assign(new SqlStore(client, testMigrations()), { close: async () => undefined });
-  });
+  };
+  providerSessionEndingContract(freshStore);
+  sessionReplacementContract(freshStore);
   seenLogoutTokensContract(async () => (await fresh()).logoutTokens);
   serviceSecretsContract(async () => (await fresh()).secrets);
 

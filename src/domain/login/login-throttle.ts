@@ -1,6 +1,6 @@
 import { DomainError } from '../shared/domain-error.js';
 import { canonicalUsername } from '../user/username.js';
-import type { ThrottleStore } from './throttle-store.port.js';
+import type { ThrottleReservation, ThrottleStore } from './throttle-store.port.js';
 
 export interface ThrottleSettings {
   /** Attempts per account in a window that may fail (LOGIN_MAX_FAILURES). */
@@ -23,6 +23,21 @@ export interface ThrottleTicket {
   readonly keys: ThrottleKeys;
   /** True when this attempt took the last place of a budget: a failure now blocks that key. */
   readonly lastPlace: boolean;
+}
+
+/** A budget and its limit of attempts per window. */
+type Budget = [key: string, limit: number];
+
+/** The store's answer when a budget is spent. */
+type Refusal = Extract<ThrottleReservation, { granted: false }>;
+
+function isRefusal(answer: ThrottleReservation): answer is Refusal {
+  return !answer.granted;
+}
+
+/** True when an answer granted the last place of its budget: a failure now blocks that key. */
+function tookLastPlace(budgets: readonly Budget[], answers: readonly ThrottleReservation[]): boolean {
+  return answers.some((answer, index) => answer.granted && answer.used >= budgets[index]![1]);
 }
 
 /** A client address may fail this many times more than one account before it is slowed down. */
@@ -72,8 +87,8 @@ export class LoginThrottle {
     return { user: `mfa:${userId}`, address: clientAddress ? `addr:${clientAddress}` : null };
   }
 
-  private budgets(keys: ThrottleKeys): Array<[string, number]> {
-    const budgets: Array<[string, number]> = [[keys.user, this.settings.maxFailures]];
+  private budgets(keys: ThrottleKeys): Budget[] {
+    const budgets: Budget[] = [[keys.user, this.settings.maxFailures]];
     if (keys.address) budgets.push([keys.address, this.settings.maxFailures * ADDRESS_FAILURE_FACTOR]);
     return budgets;
   }
@@ -84,34 +99,55 @@ export class LoginThrottle {
    */
   async reserve(keys: ThrottleKeys, now: Date): Promise<ThrottleTicket> {
     const budgets = this.budgets(keys);
+    const answers = await this.answers(budgets, now);
+    await this.refuseIfSpent(budgets, answers, now);
+    return { keys, lastPlace: tookLastPlace(budgets, answers) };
+  }
+
+  /**
+   * The store's answer for each budget, in their order: in one operation where the store can
+   * (`capabilities.reserveEach`), else one budget after the other.
+   */
+  private answers(budgets: readonly Budget[], now: Date): Promise<ThrottleReservation[]> {
     const each = this.store.capabilities.reserveEach;
     if (each && budgets.length > 1) {
-      const answers = await each.reserveEach(
+      return each.reserveEach(
         budgets.map(([key, limit]) => ({ key, limit })),
         now,
         this.settings.windowS,
       );
-      const refused = answers.find((answer) => !answer.granted);
-      if (refused && !refused.granted) {
-        const taken = budgets.filter((_, index) => answers[index]?.granted).map(([key]) => key);
-        await Promise.all(taken.map((place) => this.store.release(place)));
-        throw tooManyAttempts(refused.retryAt, now);
-      }
-      const lastPlace = answers.some((answer, index) => answer.granted && answer.used >= budgets[index]![1]);
-      return { keys, lastPlace };
     }
-    const taken: string[] = [];
-    let lastPlace = false;
+    return this.answersInTurn(budgets, now);
+  }
+
+  /**
+   * One budget after the other, up to the first refusal: the budgets after it are not asked, so
+   * nothing is taken from them (the answers end with that refusal).
+   */
+  private async answersInTurn(budgets: readonly Budget[], now: Date): Promise<ThrottleReservation[]> {
+    const answers: ThrottleReservation[] = [];
     for (const [key, limit] of budgets) {
-      const reservation = await this.store.reserve(key, limit, now, this.settings.windowS);
-      if (!reservation.granted) {
-        await Promise.all(taken.map((place) => this.store.release(place)));
-        throw tooManyAttempts(reservation.retryAt, now);
-      }
-      taken.push(key);
-      if (reservation.used >= limit) lastPlace = true;
+      const answer = await this.store.reserve(key, limit, now, this.settings.windowS);
+      answers.push(answer);
+      if (isRefusal(answer)) break;
     }
-    return { keys, lastPlace };
+    return answers;
+  }
+
+  /**
+   * When a budget refused the attempt, gives back the places the others granted (all or none)
+   * and throws TOO_MANY_ATTEMPTS with that refusal's wait.
+   */
+  private async refuseIfSpent(
+    budgets: readonly Budget[],
+    answers: readonly ThrottleReservation[],
+    now: Date,
+  ): Promise<void> {
+    const refusal = answers.find(isRefusal);
+    if (!refusal) return;
+    const taken = budgets.filter((_, index) => answers[index]?.granted).map(([key]) => key);
+    await Promise.all(taken.map((place) => this.store.release(place)));
+    throw tooManyAttempts(refusal.retryAt, now);
   }
 
   /**

@@ -79,7 +79,8 @@ export interface SessionStoreCapabilities extends KeepingCapabilities {
   endAll?: EndAllSessions;
   /**
    * A session ends and another of the same user takes its place, in one operation (a finished
-   * second step, a password change's rotation). Without it: `deleteByTokenHash`, then `create`.
+   * second step, a password change's rotation). Without it: `findByTokenHash` (another user's
+   * session is left alone), then `deleteByTokenHash`, then `create`.
    */
   replace?: SessionReplace;
 }
