@@ -21,6 +21,32 @@ function timedQuery(executor: SqlExecutor, observe: SqlQueryObserver): SqlExecut
   };
 }
 
+/** A sent write is timed until PostgreSQL answered it, which in a pipelined transaction is later. */
+function timedSend(executor: SqlExecutor, observe: SqlQueryObserver): SqlExecutor['send'] {
+  return async (text, params, name) => {
+    const started = performance.now();
+    let sent: Awaited<ReturnType<SqlExecutor['send']>>;
+    try {
+      sent = await executor.send(text, params, name);
+    } catch (error) {
+      observe({ statement: name, durationS: (performance.now() - started) / 1000, ok: false });
+      throw error;
+    }
+    void sent.answered.then((ok) =>
+      observe({ statement: name, durationS: (performance.now() - started) / 1000, ok }),
+    );
+    return sent;
+  };
+}
+
+function timed(executor: SqlExecutor, observe: SqlQueryObserver): SqlExecutor {
+  return {
+    query: timedQuery(executor, observe),
+    send: timedSend(executor, observe),
+    exec: (script) => executor.exec(script),
+  };
+}
+
 /**
  * The SqlClient port, timed: every statement the repositories run (inside transactions too) is
  * reported to `observe`. Works the same over pg and PGlite. Migration scripts (`exec`) and the
@@ -29,10 +55,8 @@ function timedQuery(executor: SqlExecutor, observe: SqlQueryObserver): SqlExecut
 export function observedSqlClient(client: SqlClient, observe: SqlQueryObserver): SqlClient {
   return {
     kind: client.kind,
-    query: timedQuery(client, observe),
-    exec: (script) => client.exec(script),
-    transaction: (work) =>
-      client.transaction((tx) => work({ query: timedQuery(tx, observe), exec: (script) => tx.exec(script) })),
+    ...timed(client, observe),
+    transaction: (work) => client.transaction((tx) => work(timed(tx, observe))),
     ping: () => client.ping(),
     close: () => client.close(),
   };

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { isDomainError } from '../../domain/shared/domain-error.js';
-import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
+import { PgPipelinedTransaction } from './pg-pipelined-transaction.js';
+import { pgQuery } from './pg-query.js';
+import { type QueryResult, type SqlClient, type SqlExecutor, sendAwaited } from './sql-client.js';
 import { translateStoreError } from './store-errors.js';
 
 export interface PgSqlClientOptions {
@@ -10,30 +12,6 @@ export interface PgSqlClientOptions {
   connectionTimeoutMs: number;
   statementTimeoutMs: number;
   onPoolError?: (error: Error) => void;
-}
-
-function executor(client: pg.ClientBase): SqlExecutor {
-  return {
-    async query<Row>(
-      text: string,
-      params: readonly unknown[] = [],
-      name?: string,
-    ): Promise<QueryResult<Row>> {
-      try {
-        const result = await client.query({ text, values: params as unknown[], ...(name ? { name } : {}) });
-        return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
-      } catch (error) {
-        return translateStoreError(error);
-      }
-    },
-    async exec(script: string): Promise<void> {
-      try {
-        await client.query(script);
-      } catch (error) {
-        translateStoreError(error);
-      }
-    },
-  };
 }
 
 /** PostgreSQL through a `pg` Pool. */
@@ -50,22 +28,25 @@ export class PgSqlClient implements SqlClient {
       query_timeout: options.statementTimeoutMs + 1000,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
-    });
+      // Lets a transaction send the statements whose answers it does not read without waiting for
+      // them (PgPipelinedTransaction). A pooled connection serves one caller at a time, so nothing
+      // else changes: a lone statement goes out and is answered as before.
+      pipeline: true,
+    } as pg.PoolConfig);
     // An idle client losing its connection must not crash the process; the next query reconnects.
     this.pool.on('error', (error) => options.onPoolError?.(error));
   }
 
-  async query<Row = Record<string, unknown>>(
+  send(text: string, params?: readonly unknown[], name?: string) {
+    return sendAwaited(this, text, params, name);
+  }
+
+  query<Row = Record<string, unknown>>(
     text: string,
     params: readonly unknown[] = [],
     name?: string,
   ): Promise<QueryResult<Row>> {
-    try {
-      const result = await this.pool.query({ text, values: params as unknown[], ...(name ? { name } : {}) });
-      return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
-    } catch (error) {
-      return translateStoreError(error);
-    }
+    return pgQuery<Row>(this.pool, text, params, name);
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -76,10 +57,16 @@ export class PgSqlClient implements SqlClient {
       return translateStoreError(error);
     }
     let broken = false;
+    const transaction = new PgPipelinedTransaction(client);
     try {
-      await executor(client).query('BEGIN');
-      const result = await work(executor(client));
-      await executor(client).query('COMMIT');
+      transaction.begin();
+      let result: T;
+      try {
+        result = await work(transaction.executor);
+      } catch (error) {
+        throw await transaction.abandoned(error);
+      }
+      await transaction.commit();
       return result;
     } catch (error) {
       if (isDomainError(error) && error.code === 'SERVICE_UNAVAILABLE') {

@@ -1,13 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
 import { DataDirLock } from './data-dir-lock.js';
 import { closeFilesToOthers, preparePrivateDataDir } from './private-data-dir.js';
-import type { QueryResult, SqlClient, SqlExecutor } from './sql-client.js';
+import { type QueryResult, type SqlClient, type SqlExecutor, sendAwaited } from './sql-client.js';
 import { translateStoreError } from './store-errors.js';
 
 type PgliteLike = Pick<PGlite, 'query' | 'exec'>;
 
 function executor(db: PgliteLike): SqlExecutor {
-  return {
+  const self: SqlExecutor = {
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
       let result: Awaited<ReturnType<typeof db.query<Row>>>;
       try {
@@ -18,6 +18,7 @@ function executor(db: PgliteLike): SqlExecutor {
       // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned.
       return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
     },
+    send: (text, params) => sendAwaited(self, text, params),
     async exec(script: string): Promise<void> {
       try {
         await db.exec(script);
@@ -26,6 +27,7 @@ function executor(db: PgliteLike): SqlExecutor {
       }
     },
   };
+  return self;
 }
 
 /**
@@ -75,6 +77,10 @@ export class PgliteSqlClient implements SqlClient {
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
     return executor(this.db).query<Row>(text, params);
+  }
+
+  send(text: string, params?: readonly unknown[]) {
+    return sendAwaited(this, text, params);
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -44,7 +44,7 @@ export class SqlAuditLog implements AuditLog {
   constructor(private readonly sql: SqlExecutor) {}
 
   async record(event: AuditEvent): Promise<void> {
-    await this.sql.query(
+    await this.sql.send(
       `INSERT INTO audit_events (occurred_at, event, outcome, reason, user_id, username, actor, session_handle,
          session_count, client_address, method, provider_id)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,

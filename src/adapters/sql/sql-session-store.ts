@@ -152,7 +152,7 @@ export class SqlSessionStore
 
   /** The row stays until deleted (the purge reclaims timed-out ones): `keepUntil` is not needed. */
   async create(session: StoredSession, _keepUntil?: Date): Promise<void> {
-    await this.sql.query(
+    await this.sql.send(
       `INSERT INTO sessions (${INSERTED_COLUMNS}) VALUES (${INSERTED_PLACES})`,
       insertedValues(session),
       'session_create',
@@ -258,7 +258,7 @@ export class SqlSessionStore
 
   async evictBeyond(userId: string, keep: number): Promise<SessionRecord[]> {
     // The user's row lock serialises logins of one user until commit, so the count is exact.
-    await this.sql.query('SELECT 1 FROM users WHERE user_id = $1 FOR NO KEY UPDATE', [userId], 'user_lock');
+    await this.sql.send('SELECT 1 FROM users WHERE user_id = $1 FOR NO KEY UPDATE', [userId], 'user_lock');
     const { rows } = await this.sql.query<SessionRow>(
       `DELETE FROM sessions s WHERE s.token_hash IN (
          SELECT token_hash FROM sessions WHERE user_id = $1

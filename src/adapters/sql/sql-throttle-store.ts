@@ -104,7 +104,7 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
   }
 
   async release(key: string): Promise<void> {
-    await this.sql.query(
+    await this.sql.send(
       'UPDATE login_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $1',
       [key],
       'throttle_release',
@@ -112,7 +112,7 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
   }
 
   async reset(key: string): Promise<void> {
-    await this.sql.query('DELETE FROM login_throttle WHERE key = $1', [key], 'throttle_reset');
+    await this.sql.send('DELETE FROM login_throttle WHERE key = $1', [key], 'throttle_reset');
   }
 
   /**
@@ -121,7 +121,7 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
    * that waits on it (a deadlock PostgreSQL breaks by failing one of them).
    */
   async resetAndRelease(forget: string, giveBack: string): Promise<void> {
-    await this.sql.query(
+    await this.sql.send(
       `WITH locked AS (
          SELECT key FROM login_throttle WHERE key IN ($1, $2) ORDER BY key FOR UPDATE),
        forgotten AS (
