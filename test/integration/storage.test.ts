@@ -54,6 +54,23 @@ forEachStore('SQL storage', (open, kind) => {
   seenLogoutTokensContract(async () => (await fresh()).logoutTokens);
   serviceSecretsContract(async () => (await fresh()).secrets);
 
+  it('keeps a throttle row’s updated_at moving forward when the attempt that read the clock first runs second', async () => {
+    const { throttle } = await fresh();
+    const later = new Date(T0.getTime() + 5_000);
+    await throttle.reserve('user:racing', 10, later, 900);
+    await throttle.reserve('user:racing', 10, T0, 900);
+    await throttle.capabilities.reserveEach!.reserveEach([{ key: 'user:racing', limit: 10 }], T0, 900);
+    const { rows } = await client.query<{ updated_at: Date; window_start: Date; failures: number }>(
+      'SELECT updated_at, window_start, failures FROM login_throttle WHERE key = $1',
+      ['user:racing'],
+    );
+    expect(rows[0]).toMatchObject({ failures: 3 });
+    expect(new Date(rows[0]!.updated_at).getTime()).toBe(later.getTime());
+    expect(new Date(rows[0]!.updated_at).getTime()).toBeGreaterThanOrEqual(
+      new Date(rows[0]!.window_start).getTime(),
+    );
+  });
+
   describe('unbatched session lookups (as inside a transaction)', () => {
     sessionLookupContract(async () => {
       await truncateAll(client);

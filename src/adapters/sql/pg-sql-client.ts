@@ -57,6 +57,14 @@ export class PgSqlClient implements SqlClient {
       return translateStoreError(error);
     }
     let broken = false;
+    // A connection lost while checked out is reported as an 'error' event on it, which the pool
+    // listens for only while the connection is idle; unheard, it would end the process. (In
+    // pipeline mode the driver itself closes a connection whose statement ran past the read
+    // time-out.) Its statements fail as well, which is how the transaction learns of it.
+    const lost = () => {
+      broken = true;
+    };
+    client.on('error', lost);
     const transaction = new PgPipelinedTransaction(client);
     try {
       transaction.begin();
@@ -83,6 +91,7 @@ export class PgSqlClient implements SqlClient {
       }
       throw error;
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }

@@ -11,6 +11,8 @@ import type { SqlExecutor } from './sql-client.js';
 /**
  * `login_throttle.failures` counts the attempts taken in the window that began at `window_start`
  * (a reservation is counted before the password is checked; a success gives it back).
+ * `updated_at` only moves forward: each attempt reads the clock before its statement is sent, so
+ * of two racing attempts the one that runs second may carry the earlier time.
  */
 export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleSettle, ThrottleReserveEach {
   /**
@@ -35,7 +37,7 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
          ON CONFLICT (key) DO UPDATE SET
            failures = CASE WHEN t.window_start <= $3 THEN 1 ELSE t.failures + 1 END,
            window_start = CASE WHEN t.window_start <= $3 THEN $2 ELSE t.window_start END,
-           updated_at = $2
+           updated_at = GREATEST(t.updated_at, $2)
          WHERE t.window_start <= $3 OR t.failures < $4
          RETURNING failures, window_start)
        SELECT failures AS used, window_start, true AS granted FROM taken
@@ -73,7 +75,7 @@ export class SqlThrottleStore implements ThrottleStore, ThrottlePurge, ThrottleS
          ON CONFLICT (key) DO UPDATE SET
            failures = CASE WHEN t.window_start <= $4 THEN 1 ELSE t.failures + 1 END,
            window_start = CASE WHEN t.window_start <= $4 THEN $3 ELSE t.window_start END,
-           updated_at = $3
+           updated_at = GREATEST(t.updated_at, $3)
          WHERE t.window_start <= $4 OR t.failures < (SELECT w.budget FROM wanted w WHERE w.key = t.key)
          RETURNING key, failures, window_start)
        SELECT taken.failures AS used, COALESCE(taken.window_start, kept.window_start) AS window_start
