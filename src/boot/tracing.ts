@@ -11,9 +11,13 @@ export async function startTracingIfWanted(env: NodeJS.ProcessEnv = process.env)
   if (!tracingWanted(env)) return;
   const { startTracing } = await import('../adapters/tracing/start-tracing.js');
   const sdk = await startTracing();
+  // A collector that refuses or fails the last export must not fail what the process did (a
+  // command's answer, a clean stop): what it did not take is dropped, as the SDK drops any batch
+  // it cannot send (its own diagnostics, OTEL_LOG_LEVEL, say why).
+  const shutdown = () => sdk.shutdown().catch(() => undefined);
   // Spans still queued are sent before the process ends (SIGTERM drains, then exits).
-  process.once('beforeExit', () => void sdk.shutdown());
-  tracingShutdown = () => sdk.shutdown();
+  process.once('beforeExit', () => void shutdown());
+  tracingShutdown = shutdown;
 }
 
 let tracingShutdown: (() => Promise<void>) | null = null;
