@@ -3,15 +3,14 @@
  * argon2id verifies per second on all cores, bare Koa with a fixed answer, raw `pg` prepared
  * single-row lookups, and Gatehouse's own session lookup through its repository (no HTTP).
  */
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { hash, verify } from '@node-rs/argon2';
 import pg from 'pg';
 import { PgSqlClient } from '../../src/adapters/sql/pg-sql-client.js';
 import { SqlSessionLookup } from '../../src/adapters/sql/sql-session-lookup.js';
 import { type LoadRequest, type LoadResult, runLoad } from './load.js';
+import { startPortChild } from './port-child.js';
 import { ResourceSampler, type ResourceUse } from './proc.js';
 import { type LatencySummary, round, Samples } from './stats.js';
 
@@ -75,19 +74,8 @@ export async function bareKoaCeiling(options: {
   framework?: 'koa' | 'fastify';
 }): Promise<BareKoaCeiling> {
   const script = options.framework === 'fastify' ? 'bare-fastify.mjs' : 'bare-koa.mjs';
-  const child = spawn(process.execPath, [join(import.meta.dirname, script)], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', BARE_BODY: options.body },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { child, port } = await startPortChild(script, { NODE_ENV: 'production', BARE_BODY: options.body });
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let text = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-        if (text.includes('\n')) resolve(Number(text.trim()));
-      });
-      child.once('exit', (code) => reject(new Error(`bare ${script} server exited with ${code}`)));
-    });
     const sampler = new ResourceSampler(child.pid!);
     sampler.start();
     const load = await runLoad({

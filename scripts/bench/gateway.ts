@@ -4,10 +4,10 @@
  * proxying without asking (the gateway's own ceiling). Same connections and cookies as the session
  * phase.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { type Gateway, startGateway } from '../../test/support/gateways.js';
 import { type LoadResult, runLoad } from './load.js';
+import { startPortChild } from './port-child.js';
 
 export interface GatewayPhases {
   /** GET /api/v1/session/check/ straight to the service (204). */
@@ -19,20 +19,8 @@ export interface GatewayPhases {
 }
 
 /** The application behind the gateway: bare Koa answering a small fixed body (bare-koa.mjs). */
-async function startBareApp(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-koa.mjs')], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', BARE_BODY: '{"orders":[]}' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      if (text.includes('\n')) resolve(Number(text.trim()));
-    });
-    child.once('exit', (code) => reject(new Error(`the bare application exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
+function startBareApp(): Promise<{ url: string; child: ChildProcess }> {
+  return startPortChild('bare-koa.mjs', { NODE_ENV: 'production', BARE_BODY: '{"orders":[]}' });
 }
 
 export async function gatewayPhases(options: {

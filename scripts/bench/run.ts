@@ -51,6 +51,7 @@ import { type RunningService, startService } from './service.js';
 import { type BenchProvider, type SsoPhaseResult, ssoPhase, startBenchProvider } from './sso.js';
 import { type LatencySummary, ratio, round, Samples } from './stats.js';
 import { type TotpVerifyCpu, totpVerifyCpu } from './totp-cpu.js';
+import { type TracingReport, tracingPhase } from './tracing.js';
 import { type TwoStepLoginReport, twoStepLogin } from './two-step-login.js';
 
 export type Log = (message: string) => void;
@@ -116,6 +117,8 @@ export interface StoreReport {
   failover?: FailoverWindow;
   /** PostgreSQL (both transports): the forward-auth check direct and through nginx. */
   forward_auth?: GatewayPhases;
+  /** PostgreSQL: the session GET with every request traced against untraced (issue 31). */
+  tracing?: TracingReport;
   exit_code: number | null;
   /** Warning and error lines the service logged. */
   service_log_lines: number;
@@ -313,17 +316,18 @@ async function runStore(
 
     const workers = kind === 'pglite' ? 1 : options.workers;
     const started = performance.now();
+    const serviceEnv = {
+      ...storeEnv,
+      ...provider.env,
+      // Failures are counted but never throttle within the benchmark (the 429s are still reported).
+      LOGIN_MAX_FAILURES: '1000',
+      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      ...(workers > 1 ? { WORKERS: String(workers) } : {}),
+      ...options.serviceEnv,
+    };
     service = await startService({
       root,
-      env: {
-        ...storeEnv,
-        ...provider.env,
-        // Failures are counted but never throttle within the benchmark (the 429s are still reported).
-        LOGIN_MAX_FAILURES: '1000',
-        TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        ...(workers > 1 ? { WORKERS: String(workers) } : {}),
-        ...options.serviceEnv,
-      },
+      env: serviceEnv,
       nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, kind)}`] : [],
     });
     const startupMs = Math.round(performance.now() - started);
@@ -476,6 +480,26 @@ async function runStore(
           `(p99 ${forwardAuth.session_check_via_nginx.latency_ms.p99} ms); nginx alone ${forwardAuth.nginx_proxy_only.req_per_s} req/s`,
       );
     }
+    let tracing: TracingReport | undefined;
+    if (kind === 'postgres') {
+      const secondsPerRound = Math.max(1, durationS / 2);
+      log(
+        `[${kind}] tracing: session GET, untraced against every request traced (OTLP http/protobuf to a ` +
+          `local sink), 4 alternating rounds of ${secondsPerRound} s each`,
+      );
+      tracing = await tracingPhase({
+        root,
+        env: serviceEnv,
+        requests: getRequests,
+        connections: options.sessionConnections,
+        rounds: 4,
+        secondsPerRound,
+      });
+      log(
+        `[${kind}]   traced ${tracing.traced_vs_untraced}x of untraced (by service CPU per request ` +
+          `${tracing.cpu_untraced_vs_traced}x); ${tracing.traced.exports_received} exports received`,
+      );
+    }
     if (kind === 'postgres' && database) {
       log(`[${kind}] ceilings: raw pg lookup and the store's session query (pool 10, 32 in flight)`);
       pgLookup = await pgCeiling({ databaseUrl: database.url, durationS, poolSize: 10, concurrency: 32 });
@@ -533,6 +557,7 @@ async function runStore(
       ...(redisMemory ? { redis_memory: redisMemory } : {}),
       ...(failover ? { failover } : {}),
       ...(forwardAuth ? { forward_auth: forwardAuth } : {}),
+      ...(tracing ? { tracing } : {}),
       exit_code: exitCode,
       service_log_lines: output.split('\n').filter((line) => line.trim() !== '').length,
       service_log_tail: output.slice(-2000),
@@ -685,6 +710,7 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
         report.forward_auth?.session_check_via_nginx.req_per_s,
         report.forward_auth?.session_check.req_per_s,
       ),
+      session_get_traced_vs_untraced: report.tracing?.traced_vs_untraced ?? null,
       session_check_via_nginx_vs_nginx_alone: ratio(
         report.forward_auth?.session_check_via_nginx.req_per_s,
         report.forward_auth?.nginx_proxy_only.req_per_s,
@@ -702,6 +728,14 @@ export async function runBench(root: string, options: BenchOptions, log: Log): P
       password_login_at_least_90pct_of_argon2: ratios[store].password_login_vs_argon2! >= 0.9,
       two_step_login_at_least_90pct_of_one_step: report.phases.two_step_login.at_least_floor,
       two_step_login_no_errors: report.phases.two_step_login.two_step.errors === 0,
+      ...(report.tracing
+        ? {
+            traced_session_get_at_least_85pct_of_untraced: report.tracing.at_least_floor,
+            traced_session_get_no_errors:
+              report.tracing.traced.non_2xx + report.tracing.traced.errors === 0 &&
+              report.tracing.untraced.non_2xx + report.tracing.untraced.errors === 0,
+          }
+        : {}),
       totp_verify_under_1000_cpu_us: totpVerify.within_ceiling,
       rss_per_process_under_150mb: peakPerProcess > 0 ? peakPerProcess < 150 : null,
       no_memory_growth_after_phase: report.memory_leak_check.within_10_pct,

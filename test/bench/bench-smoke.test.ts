@@ -78,6 +78,18 @@ describe('benchmark (smoke run, no thresholds)', () => {
       expect(phases.two_step_login.two_step.errors).toBe(0);
       expect(phases.two_step_login.one_step.logins).toBeGreaterThan(0);
       expect(phases.two_step_login.one_step.errors).toBe(0);
+      if (store === 'postgres') {
+        // Tracing's price: both services answered every round, and the traced one's spans reached
+        // the collector.
+        const tracing = result!.tracing!;
+        expect(tracing.untraced.requests).toBeGreaterThan(0);
+        expect(tracing.traced.requests).toBeGreaterThan(0);
+        expect(tracing.untraced.non_2xx + tracing.untraced.errors).toBe(0);
+        expect(tracing.traced.non_2xx + tracing.traced.errors).toBe(0);
+        expect(tracing.traced.exports_received).toBeGreaterThan(0);
+        expect(tracing.traced.bytes_received).toBeGreaterThan(tracing.traced.requests * 100);
+        expect(report.ratios.postgres?.session_get_traced_vs_untraced).toBe(tracing.traced_vs_untraced);
+      } else expect(result!.tracing).toBeUndefined();
       expect(report.ratios[store]?.two_step_login_vs_one_step).toBeGreaterThan(0);
       // Each variant's own CPU per login, so a rate can be told from a load that left the cores idle.
       expect(phases.two_step_login.two_step.machine_cpu_ms_per_login).toBeGreaterThan(0);
