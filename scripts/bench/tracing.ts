@@ -6,8 +6,7 @@
  * round's traced over its neighbouring untraced throughput; the service's CPU per request is read
  * beside it (the other tenants of a shared machine move it less).
  */
-import type { LoadRequest } from './load.js';
-import { runLoad } from './load.js';
+import { type LoadRequest, runLoad } from './load.js';
 import { startPortChild } from './port-child.js';
 import { ResourceSampler } from './proc.js';
 import { type RunningService, startService } from './service.js';
