@@ -25,7 +25,7 @@ import { ResourceSampler } from './proc.js';
 import { createSessions, loginRequest, sessionRequests } from './run.js';
 import { BENCH_PASSWORD, passwordUser, seed } from './seed.js';
 import { type RunningService, startService } from './service.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 interface Variant {
   label: string;
@@ -53,8 +53,6 @@ function parseVariant(raw: string): Variant {
   }
   return variant;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   const variants = process.argv.slice(2).map(parseVariant);

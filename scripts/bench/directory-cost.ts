@@ -12,7 +12,7 @@ import { ProviderDirectory } from '../../src/application/sso/provider-directory.
 import type { SsoProviderParts } from '../../src/application/sso/sso-providers.js';
 import { loadConfig } from '../../src/boot/config/config.js';
 import { type BenchRegistry, BY_BENCH, customerId } from './registry.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 export interface DirectoryCost {
   providers: number;
@@ -99,7 +99,6 @@ export async function directoryCost(
     lookups.one.push(selectNs(single, measuredUri, 1_000_000));
     lookups.many.push(selectNs(measured.directory, measuredUri, 1_000_000));
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
     providers: measured.providers,
     load_ms: measured.loadMs,

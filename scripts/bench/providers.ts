@@ -21,7 +21,7 @@ import { type BenchRegistry, openBenchRegistry, registerCustomers } from './regi
 import { seed } from './seed.js';
 import { type RunningService, startService } from './service.js';
 import { type BenchProvider, CHANGE_USERS, type SsoPhaseResult, ssoPhase } from './sso.js';
-import { ratio, round } from './stats.js';
+import { median, ratio, round } from './stats.js';
 
 type Variant = 'one' | 'many';
 
@@ -78,8 +78,6 @@ export interface ProviderScaleReport {
   propagation: PropagationReport;
   failure_samples: string[];
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function memoryOf(service: RunningService): Promise<ProcessMemory> {
   let rss = 0;

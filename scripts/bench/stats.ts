@@ -50,6 +50,11 @@ export function summarize(input: ArrayLike<number>): LatencySummary {
   };
 }
 
+/** The middle value (the upper one of an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+}
+
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

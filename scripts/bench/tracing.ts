@@ -10,7 +10,7 @@ import { type LoadRequest, runLoad } from './load.js';
 import { startPortChild } from './port-child.js';
 import { ResourceSampler } from './proc.js';
 import { type RunningService, startService } from './service.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 export interface TracedVariant {
   req_per_s_rounds: number[];
@@ -35,8 +35,6 @@ export interface TracingReport {
   floor: number;
   at_least_floor: boolean;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function tracingPhase(options: {
   root: string;
