@@ -30,6 +30,14 @@ const skipped = tests.filter((test) => NOT_RUN.has(test.status)).length;
 const brokenFiles = testResults.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
 failed += brokenFiles.length;
 for (const file of brokenFiles) console.log(`failed to run: ${file.name}: ${String(file.message).slice(0, 300)}`);
+// Name each failed test with the start of its first message: a CI log is often read only from its
+// end, where vitest's own failure list has scrolled away.
+for (const file of testResults) {
+  for (const test of (file.assertionResults ?? []).filter((t) => t.status === 'failed')) {
+    const message = String(test.failureMessages?.[0] ?? '').split('\n', 1)[0].slice(0, 300);
+    console.log(`failed: ${file.name} > ${test.fullName}: ${message}`);
+  }
+}
 
 /** The suite families CI must see pass: each runs the same suites on another store or transport. */
 const FAMILIES = [
