@@ -65,12 +65,13 @@ export async function tracingPhase(options: {
       { service: untracedService, result: emptyVariant() },
       { service: tracedService, result: emptyVariant() },
     ];
-    // Warm-up (not reported): JIT, pools and heap sizing settle in both.
+    // Warm-up (not reported): JIT, pools and heap sizing settle in both. Never longer than a
+    // round: a smoke run's rounds are short, and its warm-up need be no longer.
     for (const { service } of variants) {
       await runLoad({
         baseUrl: service.url,
         connections: options.connections,
-        durationS: 2,
+        durationS: Math.min(2, options.secondsPerRound),
         requests: options.requests,
       });
     }
