@@ -30,6 +30,18 @@ const skipped = tests.filter((test) => NOT_RUN.has(test.status)).length;
 const brokenFiles = testResults.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
 failed += brokenFiles.length;
 for (const file of brokenFiles) console.log(`failed to run: ${file.name}: ${String(file.message).slice(0, 300)}`);
+// A file whose tests passed or never ran but which failed all the same: a hook (a `beforeAll` past
+// its time-out leaves every test of the file skipped), an error outside any test.
+const filesFailedOutsideTests = testResults.filter(
+  (file) =>
+    file.status === 'failed' &&
+    (file.assertionResults ?? []).length > 0 &&
+    !file.assertionResults.some((test) => test.status === 'failed'),
+);
+failed += filesFailedOutsideTests.length;
+for (const file of filesFailedOutsideTests) {
+  console.log(`failed outside its tests: ${file.name}: ${String(file.message ?? '').split('\n', 1)[0].slice(0, 300)}`);
+}
 // Name each failed test with the start of its first message: a CI log is often read only from its
 // end, where vitest's own failure list has scrolled away.
 for (const file of testResults) {

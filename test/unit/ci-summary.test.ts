@@ -52,6 +52,24 @@ describe('the CI summary', () => {
     expect(status).toBe(1);
   });
 
+  it('counts and names a file that failed outside its tests, such as a hook past its time-out', () => {
+    const { output, status } = summarize({
+      testResults: [
+        {
+          name: '/repo/test/b.test.ts',
+          status: 'failed',
+          message: 'Hook timed out in 240000ms.\nIf this is a long-running hook, ...',
+          assertionResults: [everyFamily, { status: 'skipped', fullName: 'measures [postgres]' }],
+        },
+      ],
+    });
+    expect(output).toContain('failed outside its tests: /repo/test/b.test.ts: Hook timed out in 240000ms.\n');
+    expect(output).toContain('skipped: measures [postgres]');
+    // The file, and the test it left unrun.
+    expect(output).toMatch(/1 passed, 2 failed\n$/);
+    expect(status).toBe(1);
+  });
+
   it('names no test when all passed', () => {
     const { output, status } = summarize({
       testResults: [{ name: '/repo/test/a.test.ts', status: 'passed', assertionResults: [everyFamily] }],
