@@ -9,9 +9,10 @@
  * event loop's longest stall is read from `monitorEventLoopDelay`; with each forged token, an
  * honest one is verified by another provider's verifier: its latency is what another customer sees.
  */
-import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
+import { createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { JwtSignatureVerifier } from '../../src/adapters/openid/jwt-signature-verifier.js';
+import { generateDetachedKeyPair } from '../../test/support/detached-key-pair.js';
 import type { Log } from './run.js';
 import { type LatencySummary, round, Samples } from './stats.js';
 
@@ -105,8 +106,8 @@ async function measure(
 }
 
 export async function hostileKeys(log: Log): Promise<HostileKeysReport> {
-  const honest = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const forger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const honest = generateDetachedKeyPair({ type: 'rsa', modulusLength: 2048 });
+  const forger = generateDetachedKeyPair({ type: 'rsa', modulusLength: 2048 });
   const keys = [
     ...Array.from({ length: 30 }, () => craftedRsa(16384, null)),
     ...Array.from({ length: 30 }, () => craftedRsa(2048, 256)),

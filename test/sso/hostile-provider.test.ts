@@ -7,12 +7,13 @@
  * count each signature check and each refused key), oversized keys are refused once when the set
  * is fetched, and an address that keeps posting forged tokens is answered 429.
  */
-import { generateKeyPairSync, type JsonWebKey, randomBytes, randomUUID } from 'node:crypto';
+import { type JsonWebKey, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JWKS_MAX_KEYS } from '../../src/adapters/openid/jwks-admission.js';
 import { MAX_KEYS_PER_TOKEN } from '../../src/adapters/openid/jwt-signature-verifier.js';
 import { ssoLogin } from '../fixtures/sso/harness.js';
 import { startTwoCustomers, type TwoCustomers } from '../fixtures/sso/two-customers.js';
+import { generateDetachedKeyPair } from '../support/detached-key-pair.js';
 import type { SigningKey, TestProvider } from '../support/oidc/test-provider.js';
 import { TestClient, type TestServer } from '../support/test-server.js';
 
@@ -31,7 +32,7 @@ function craftedRsa(bits: number, members: Record<string, unknown>, e = 'AQAB'):
 }
 
 function forgerKey(kid: string): SigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = generateDetachedKeyPair({ type: 'rsa', modulusLength: 2048 });
   const members = { kid, alg: 'RS256', use: 'sig' } as const;
   return {
     kid,

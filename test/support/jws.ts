@@ -3,17 +3,11 @@
  * with node:crypto for every algorithm the verifier accepts, and a JWKS loader that counts its
  * fetches. Kept apart from the test provider's signer, which signs only what oidc-provider uses.
  */
-import {
-  constants,
-  generateKeyPairSync,
-  type JsonWebKey,
-  type KeyObject,
-  type SignKeyObjectInput,
-  sign,
-} from 'node:crypto';
+import { constants, type JsonWebKey, type KeyObject, type SignKeyObjectInput, sign } from 'node:crypto';
 import { expect } from 'vitest';
 import { JwtSignatureVerifier, type VerifiedJws } from '../../src/adapters/openid/jwt-signature-verifier.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
+import { generateDetachedKeyPair } from './detached-key-pair.js';
 
 export type JwsAlg =
   | 'RS256'
@@ -80,13 +74,13 @@ export function shapeFor(alg: JwsAlg): KeyShape {
 function generate(shape: KeyShape) {
   switch (shape.type) {
     case 'rsa':
-      return generateKeyPairSync('rsa', { modulusLength: shape.bits });
+      return generateDetachedKeyPair({ type: 'rsa', modulusLength: shape.bits });
     case 'ec':
-      return generateKeyPairSync('ec', { namedCurve: shape.curve });
+      return generateDetachedKeyPair({ type: 'ec', namedCurve: shape.curve });
     case 'ed25519':
-      return generateKeyPairSync('ed25519');
+      return generateDetachedKeyPair({ type: 'ed25519' });
     case 'ed448':
-      return generateKeyPairSync('ed448');
+      return generateDetachedKeyPair({ type: 'ed448' });
   }
 }
 

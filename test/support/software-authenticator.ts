@@ -1,6 +1,7 @@
-import { createHash, generateKeyPairSync, KeyObject, randomBytes, sign, webcrypto } from 'node:crypto';
+import { createHash, KeyObject, randomBytes, sign, webcrypto } from 'node:crypto';
 import { BasicConstraintsExtension, X509CertificateGenerator } from '@peculiar/x509';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { generateDetachedKeyPair } from './detached-key-pair.js';
 
 /**
  * A WebAuthn authenticator and client in software, for tests: an ES256 key pair from node:crypto,
@@ -43,7 +44,14 @@ export interface AttestationCertificate {
  */
 export async function attestationCertificate(): Promise<AttestationCertificate> {
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  // Not `subtle.generateKey`: a freshly generated key can deadlock Node 20 (detached-key-pair.ts).
+  const pair = generateDetachedKeyPair({ type: 'ec', namedCurve: 'P-256' });
+  const imported = (type: 'pkcs8' | 'spki', key: KeyObject, usage: 'sign' | 'verify') =>
+    webcrypto.subtle.importKey(type, key.export({ type, format: 'der' }), algorithm, true, [usage]);
+  const keys = {
+    privateKey: await imported('pkcs8', pair.privateKey, 'sign'),
+    publicKey: await imported('spki', pair.publicKey, 'verify'),
+  };
   const now = Date.now();
   const certificate = await X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
@@ -75,7 +83,7 @@ export class SoftwareAuthenticator {
    */
   constructor(private readonly defaults: { rpId: string; origin: string; counting?: boolean }) {
     this.credentialId = randomBytes(32).toString('base64url');
-    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pair = generateDetachedKeyPair({ type: 'ec', namedCurve: 'P-256' });
     this.privateKey = pair.privateKey;
     this.publicKey = pair.publicKey;
   }

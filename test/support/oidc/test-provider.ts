@@ -19,10 +19,11 @@
  */
 
 import type { JsonWebKey } from 'node:crypto';
-import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OidcContext, Provider } from 'oidc-provider';
+import { generateDetachedKeyPair } from '../detached-key-pair.js';
 
 export type SigningAlg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
@@ -210,10 +211,10 @@ const b64u = (input: string | Buffer): string => Buffer.from(input).toString('ba
 export function generateSigningKey(alg: SigningAlg = 'RS256', kid: string = randomUUID()): SigningKey {
   const pair =
     alg === 'ES256'
-      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      ? generateDetachedKeyPair({ type: 'ec', namedCurve: 'P-256' })
       : alg === 'EdDSA'
-        ? generateKeyPairSync('ed25519')
-        : generateKeyPairSync('rsa', { modulusLength: 2048 });
+        ? generateDetachedKeyPair({ type: 'ed25519' })
+        : generateDetachedKeyPair({ type: 'rsa', modulusLength: 2048 });
   const meta = { kid, alg, use: 'sig' };
   return {
     kid,
