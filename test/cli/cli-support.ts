@@ -16,6 +16,7 @@ import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { SqlStore } from '../../src/adapters/sql/sql-store.js';
 import { projectRoot } from '../../src/boot/project-root.js';
 import type { StoredSession } from '../../src/domain/session/session.js';
+import { childEntry } from '../support/compiled-source.js';
 import { openTestPostgres, pgEnabled, type StoreKind, testMigrations } from '../support/databases.js';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.
 import type {} from '../support/global-setup.js';
@@ -47,7 +48,7 @@ function baseEnv(): Record<string, string> {
 }
 
 export function runGatehouse(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const entry = options.bin ? [options.bin] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')];
+  const entry = options.bin ? [options.bin] : childEntry(ROOT, 'cli/main.ts');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
       cwd: ROOT,

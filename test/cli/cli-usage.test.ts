@@ -48,7 +48,7 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
       const { code, modules } = await modulesLoadedBy([...args]);
       expect(code).toBe(status);
       // The hooks saw the command's own modules...
-      expect(modules.some((url) => url.endsWith('/src/cli/usage.ts'))).toBe(true);
+      expect(modules.some((url) => /\/src\/cli\/usage\.[jt]s$/.test(url))).toBe(true);
       // ...and nothing of what a run needs.
       expect(modules.filter((url) => SERVICE_MODULE.test(url))).toEqual([]);
     }
@@ -57,7 +57,7 @@ describe('gatehouse command line, before any database', { timeout: CLI_TEST_TIME
     expect(run.code).toBe(2);
     expect(run.modules.filter((url) => SERVICE_MODULE.test(url))).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/\/src\/boot\/config\/config\.ts$/),
+        expect.stringMatching(/\/src\/boot\/config\/config\.[jt]s$/),
         expect.stringMatching(/\/node_modules\/zod\//),
       ]),
     );

@@ -17,6 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { loadMigrations, migrate } from '../../src/adapters/sql/migrator.js';
 import { PgliteSqlClient } from '../../src/adapters/sql/pglite-sql-client.js';
 import { projectRoot } from '../../src/boot/project-root.js';
+import { compileSourceForChildren } from './compiled-source.js';
 import { startTestCluster } from './redis-cluster.js';
 import { startTestRedis } from './redis-server.js';
 
@@ -30,6 +31,8 @@ declare module 'vitest' {
     redisUrl: string;
     /** A Redis Cluster of this run (3 masters, 3 replicas), `host:port,...`, for `[redis-cluster]`. */
     redisClusterNodes: string;
+    /** This run's compiled copy of src/, for the child processes (test/support/compiled-source.ts). */
+    compiledSourcePath: string;
   }
 }
 
@@ -100,10 +103,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgliteEmptyTemplatePath', emptyPath);
 
   // One Redis for the whole run: each test server takes a key prefix of its own.
-  const [redis, cluster] = await Promise.all([startTestRedis(), startTestCluster()]);
+  const [redis, cluster, compiled] = await Promise.all([
+    startTestRedis(),
+    startTestCluster(),
+    compileSourceForChildren(root),
+  ]);
   project.provide('redisUrl', redis.url);
   project.provide('redisClusterNodes', cluster.nodes.join(','));
+  project.provide('compiledSourcePath', compiled.dir);
   return async () => {
     await Promise.all([redis.close(), cluster.close()]);
+    compiled.remove();
   };
 }

@@ -1,12 +1,12 @@
 /**
- * The real service in a child process (`node --import tsx src/start.cts`, the process entry, so it
- * always runs the current source without a build step), for the tests that need a process of its own: outages it
+ * The real service in a child process (`src/start.cts`, the process entry, from the run's compiled
+ * copy of the source, test/support/compiled-source.ts: the current source without a build step), for the tests that need a process of its own: outages it
  * must survive, SIGKILL, several instances on one database. The URL comes from the
  * "Gatehouse listening on ..." JSON log line on stdout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { projectRoot } from '../../../src/boot/project-root.js';
+import { childEntry } from '../../support/compiled-source.js';
 import { dieWithTestProcess } from '../../support/reaper.js';
 
 export const ROOT = projectRoot();
@@ -64,7 +64,7 @@ export async function startService(
 ): Promise<ChildService> {
   installExitHook();
   const child = dieWithTestProcess(
-    spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/start.cts')], {
+    spawn(process.execPath, childEntry(ROOT, 'start.cts'), {
       cwd: ROOT,
       env: serviceEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
