@@ -7,7 +7,7 @@ import { constants, type JsonWebKey, type KeyObject, type SignKeyObjectInput, si
 import { expect } from 'vitest';
 import { JwtSignatureVerifier, type VerifiedJws } from '../../src/adapters/openid/jwt-signature-verifier.js';
 import { DomainError } from '../../src/domain/shared/domain-error.js';
-import { generateDetachedKeyPair } from './detached-key-pair.js';
+import { generateDetachedKeyPair, type KeyPairShape } from './detached-key-pair.js';
 
 export type JwsAlg =
   | 'RS256'
@@ -57,36 +57,18 @@ export interface TestKey {
   jwk: JsonWebKey & Record<string, unknown>;
 }
 
-export type KeyShape =
-  | { type: 'rsa'; bits: number }
-  | { type: 'ec'; curve: 'P-256' | 'P-384' | 'P-521' }
-  | { type: 'ed25519' | 'ed448' };
-
 /** The key an algorithm is normally signed with. */
-export function shapeFor(alg: JwsAlg): KeyShape {
-  if (alg.startsWith('RS') || alg.startsWith('PS')) return { type: 'rsa', bits: 2048 };
-  if (alg === 'ES256') return { type: 'ec', curve: 'P-256' };
-  if (alg === 'ES384') return { type: 'ec', curve: 'P-384' };
-  if (alg === 'ES512') return { type: 'ec', curve: 'P-521' };
+export function shapeFor(alg: JwsAlg): KeyPairShape {
+  if (alg.startsWith('RS') || alg.startsWith('PS')) return { type: 'rsa', modulusLength: 2048 };
+  if (alg === 'ES256') return { type: 'ec', namedCurve: 'P-256' };
+  if (alg === 'ES384') return { type: 'ec', namedCurve: 'P-384' };
+  if (alg === 'ES512') return { type: 'ec', namedCurve: 'P-521' };
   return { type: 'ed25519' };
-}
-
-function generate(shape: KeyShape) {
-  switch (shape.type) {
-    case 'rsa':
-      return generateDetachedKeyPair({ type: 'rsa', modulusLength: shape.bits });
-    case 'ec':
-      return generateDetachedKeyPair({ type: 'ec', namedCurve: shape.curve });
-    case 'ed25519':
-      return generateDetachedKeyPair({ type: 'ed25519' });
-    case 'ed448':
-      return generateDetachedKeyPair({ type: 'ed448' });
-  }
 }
 
 /** A fresh key pair for `alg` (or of another shape, for the refusals); `members` go into the JWK. */
 export function testKey(alg: JwsAlg, members: Record<string, unknown> = {}, shape = shapeFor(alg)): TestKey {
-  const pair = generate(shape);
+  const pair = generateDetachedKeyPair(shape);
   return {
     alg,
     privateKey: pair.privateKey,

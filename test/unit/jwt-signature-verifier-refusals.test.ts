@@ -73,13 +73,13 @@ describe('JwtSignatureVerifier refuses, each for its own reason', () => {
 
   it('an RSA key under 2048 bits, whatever the padding (left out of the set when fetched)', async () => {
     for (const alg of ['RS256', 'PS256'] as const) {
-      const small = testKey(alg, { kid: 'small' }, { type: 'rsa', bits: 1024 });
+      const small = testKey(alg, { kid: 'small' }, { type: 'rsa', modulusLength: 1024 });
       expect(await refusal(verifierOf([small.jwk], alg), signJws(small))).toBe(
         'no provider key matches the JWS',
       );
     }
     // 2048 bits is enough.
-    const enough = testKey('PS256', { kid: 'k' }, { type: 'rsa', bits: 2048 });
+    const enough = testKey('PS256', { kid: 'k' }, { type: 'rsa', modulusLength: 2048 });
     await expect(verifierOf([enough.jwk], 'PS256').verify(signJws(enough))).resolves.toHaveProperty(
       'payload',
     );
@@ -112,7 +112,7 @@ describe('JwtSignatureVerifier uses no JWKS entry that is not meant for this JWS
   });
 
   it('a key on another curve than the algorithm names', async () => {
-    const p384 = testKey('ES256', { kid: 'k' }, { type: 'ec', curve: 'P-384' });
+    const p384 = testKey('ES256', { kid: 'k' }, { type: 'ec', namedCurve: 'P-384' });
     expect(await refusal(verifierOf([p384.jwk], 'ES256'), signJws(p384))).toBe(
       'no provider key matches the JWS',
     );

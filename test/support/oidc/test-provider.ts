@@ -23,7 +23,7 @@ import { createHash, createHmac, randomBytes, randomUUID, sign } from 'node:cryp
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OidcContext, Provider } from 'oidc-provider';
-import { generateDetachedKeyPair } from '../detached-key-pair.js';
+import { generateDetachedKeyPair, type KeyPairShape } from '../detached-key-pair.js';
 
 export type SigningAlg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
@@ -207,14 +207,17 @@ const SINK_PATH = '/__test/backchannel-logout';
 
 const b64u = (input: string | Buffer): string => Buffer.from(input).toString('base64url');
 
+/** The key each signing algorithm of the test provider is made with. */
+const SIGNING_KEY_SHAPES: Record<SigningAlg, KeyPairShape> = {
+  RS256: { type: 'rsa', modulusLength: 2048 },
+  PS256: { type: 'rsa', modulusLength: 2048 },
+  ES256: { type: 'ec', namedCurve: 'P-256' },
+  EdDSA: { type: 'ed25519' },
+};
+
 /** Generates a signing key pair with node:crypto and exports both halves as JWKs. */
 export function generateSigningKey(alg: SigningAlg = 'RS256', kid: string = randomUUID()): SigningKey {
-  const pair =
-    alg === 'ES256'
-      ? generateDetachedKeyPair({ type: 'ec', namedCurve: 'P-256' })
-      : alg === 'EdDSA'
-        ? generateDetachedKeyPair({ type: 'ed25519' })
-        : generateDetachedKeyPair({ type: 'rsa', modulusLength: 2048 });
+  const pair = generateDetachedKeyPair(SIGNING_KEY_SHAPES[alg]);
   const meta = { kid, alg, use: 'sig' };
   return {
     kid,
