@@ -1,20 +1,22 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCopyOfCheckout } from '../support/built-copy.js';
 import { testMigrations } from '../support/databases.js';
 import {
   CLI_TEST_TIMEOUT_MS,
   type CliTarget,
   countRows,
   openCliTarget,
-  ROOT,
   runGatehouse,
 } from './cli-support.js';
 
-const BIN = join(ROOT, 'bin/gatehouse.js');
+/** The checkout's command, built in a copy of its own (test/support/built-copy.ts). */
+const BUILD = mkdtempSync(join(tmpdir(), 'gatehouse-cli-bin-'));
+const BIN = join(BUILD, 'bin/gatehouse.js');
 
 /** The installed command: `bin/gatehouse.js` over the compiled code in dist/ (as `npm run gatehouse`). */
 describe('bin/gatehouse.js, the built command [pglite]', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
@@ -22,21 +24,12 @@ describe('bin/gatehouse.js, the built command [pglite]', { timeout: CLI_TEST_TIM
   let dir: string;
 
   beforeAll(async () => {
-    const started = Date.now();
-    // The same build as `npm run build`. Another file's type error elsewhere still emits dist/,
-    // which is all this suite needs, so only a missing or stale entry point fails it.
-    const build = await promisify(execFile)(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT },
-    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-    const entry = await stat(join(ROOT, 'dist/src/cli/main.js')).catch(() => null);
-    if (!entry || entry.mtimeMs < started - 1000)
-      throw new Error(`the build did not emit the CLI:\n${build.stdout}`);
+    await buildCopyOfCheckout(BUILD);
     target = await openCliTarget('pglite', { migrated: false });
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-bin-'));
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
+    rmSync(BUILD, { recursive: true, force: true });
     await target?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

@@ -10,15 +10,15 @@
  * The example's database is a folder of files both processes share; the module is TypeScript,
  * loaded through tsx (NODE_OPTIONS), as a team's compiled module would be loaded without it.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceUnderTest, serviceStoreContract } from '../../src/testing/stores.js';
 import { type CliTarget, openCliTarget, ROOT, runGatehouse } from '../cli/cli-support.js';
+import { buildCopyOfCheckout } from '../support/built-copy.js';
 import { pgEnabled } from '../support/databases.js';
 import { dieWithTestProcess, killGroup } from '../support/reaper.js';
 import { freePort } from '../support/redis-server.js';
@@ -34,17 +34,7 @@ const BIN = join(BUILD, 'bin/gatehouse.js');
 const USER = { username: 'store-ann', password: 'a long and private passphrase' };
 
 beforeAll(async () => {
-  for (const path of ['bin', 'src', 'migrations', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
-    cpSync(join(ROOT, path), join(BUILD, path), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(BUILD, 'node_modules'));
-  // The same build as `npm run build`; a type error elsewhere still emits dist/.
-  await promisify(execFile)(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    { cwd: BUILD },
-  ).catch(() => undefined);
-  if (!existsSync(join(BUILD, 'dist/src/start.cjs')))
-    throw new Error('the build did not emit dist/src/start.cjs');
+  await buildCopyOfCheckout(BUILD);
 }, 180_000);
 afterAll(() => rmSync(BUILD, { recursive: true, force: true }));
 
