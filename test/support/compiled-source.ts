@@ -13,13 +13,12 @@
  * Without the global setup (a single file run through another config), `childEntry` falls back to
  * tsx on the TypeScript source.
  */
-import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 import { inject } from 'vitest';
 // Type-only: brings in the `ProvidedContext` augmentation for `inject`.
 import type {} from './global-setup.js';
-
-const STALE_AFTER_MS = 24 * 3600 * 1000;
+import { removeStaleEntries } from './stale-entries.js';
 
 /** Files beside the code that the code reads at run time (not TypeScript, not a package's manifest). */
 function isRuntimeData(file: string): boolean {
@@ -40,15 +39,7 @@ export async function compileSourceForChildren(root: string): Promise<{ dir: str
   const { build } = await import('esbuild');
   const parent = join(root, '.test-build');
   mkdirSync(parent, { recursive: true });
-  for (const name of readdirSync(parent)) {
-    const path = join(parent, name);
-    try {
-      if (Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS)
-        rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Removed by another run meanwhile.
-    }
-  }
+  removeStaleEntries(parent, () => true);
   const dir = join(parent, `run-${process.pid}-${Date.now()}`);
   const common = {
     absWorkingDir: root,

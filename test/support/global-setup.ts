@@ -10,7 +10,7 @@
  * the migrated one) a hash of the migration files, so an unchanged tree skips initdb entirely.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -20,6 +20,7 @@ import { projectRoot } from '../../src/boot/project-root.js';
 import { compileSourceForChildren } from './compiled-source.js';
 import { startTestCluster } from './redis-cluster.js';
 import { startTestRedis } from './redis-server.js';
+import { removeStaleEntries } from './stale-entries.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,8 +36,6 @@ declare module 'vitest' {
     compiledSourcePath: string;
   }
 }
-
-const STALE_AFTER_MS = 24 * 3600 * 1000;
 
 function pgliteVersion(root: string): string {
   try {
@@ -54,19 +53,6 @@ async function writeAtomically(path: string, data: Blob): Promise<void> {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temporary, new Uint8Array(await data.arrayBuffer()));
   renameSync(temporary, path);
-}
-
-/** Removes templates of other versions once they are a day old (a concurrent run may still use a fresh one). */
-function removeStaleTemplates(dir: string, keep: Set<string>): void {
-  for (const file of readdirSync(dir)) {
-    if (!file.startsWith('pglite-') || keep.has(file)) continue;
-    const path = join(dir, file);
-    try {
-      if (Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) unlinkSync(path);
-    } catch {
-      // Already removed by another run.
-    }
-  }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -94,10 +80,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await client.close();
     }
   }
-  removeStaleTemplates(
-    dir,
-    new Set([`pglite-empty-${version}.tar`, `pglite-migrated-${migrationsHash}.tar`]),
-  );
+  // Templates of other versions, once a day old (a concurrent run may still use a fresh one).
+  const current = new Set([`pglite-empty-${version}.tar`, `pglite-migrated-${migrationsHash}.tar`]);
+  removeStaleEntries(dir, (file) => file.startsWith('pglite-') && !current.has(file));
 
   project.provide('pgliteTemplatePath', migratedPath);
   project.provide('pgliteEmptyTemplatePath', emptyPath);
